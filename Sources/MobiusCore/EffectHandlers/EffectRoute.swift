@@ -1,0 +1,86 @@
+import Dispatch
+import Synchronization
+
+/// One declared route: how to extract parameters, and what to connect when the router is connected.
+struct EffectRoute<Effect, Event> {
+    let connect: (@escaping Consumer<Event>) -> ConnectedRoute<Effect>
+}
+
+/// A route connected to a loop: `bind` returns the work for an effect this route matches, or `nil`.
+struct ConnectedRoute<Effect> {
+    let bind: (Effect) -> (() -> Void)?
+    let dispose: () -> Void
+}
+
+/// Tracks the effects a handler route has running, so that disposing the router cancels them.
+final class RunningEffects: @unchecked Sendable {
+    // @unchecked: all state is behind the Mutex.
+    private struct State {
+        var nextID = 0
+        var live: Set<Int> = []
+        var disposables: [Int: any Disposable] = [:]
+        var disposed = false
+    }
+
+    private let state = Locked(State())
+
+    /// Reserves an id for an effect about to start; `nil` once the route is disposed.
+    func begin() -> Int? {
+        state.withLock { state -> Int? in
+            guard !state.disposed else { return nil }
+            state.nextID += 1
+            state.live.insert(state.nextID)
+            return state.nextID
+        }
+    }
+
+    /// Records how to cancel effect `id`, unless it already ended. Disposes at once if the route is gone.
+    func attach(_ disposable: any Disposable, to id: Int) {
+        let disposeNow = state.withLock { state -> Bool in
+            if state.disposed { return true }
+            if state.live.contains(id) { state.disposables[id] = disposable }
+            return false
+        }
+        if disposeNow { disposable.dispose() }
+    }
+
+    func end(_ id: Int) {
+        state.withLock { state in
+            state.live.remove(id)
+            state.disposables[id] = nil
+        }
+    }
+
+    func disposeAll() {
+        let running = state.withLock { state -> [any Disposable] in
+            state.disposed = true
+            defer { state.disposables = [:] }
+            return Array(state.disposables.values)
+        }
+        for disposable in running {
+            disposable.dispose()
+        }
+    }
+}
+
+extension EffectRoute {
+    /// A route whose target runs per effect; `run` gets the parameters and the event consumer.
+    static func perEffect<Parameters>(
+        extract: @escaping (Effect) -> Parameters?,
+        queue: DispatchQueue?,
+        run: @escaping (Parameters, @escaping Consumer<Event>, RunningEffects) -> Void
+    ) -> EffectRoute {
+        EffectRoute { consumer in
+            let running = RunningEffects()
+            return ConnectedRoute(
+                bind: { effect in
+                    guard let parameters = extract(effect) else { return nil }
+                    guard let queue else { return { run(parameters, consumer, running) } }
+                    let work = UncheckedSendable(value: { run(parameters, consumer, running) })
+                    return { queue.async { work.value() } }
+                },
+                dispose: running.disposeAll
+            )
+        }
+    }
+}

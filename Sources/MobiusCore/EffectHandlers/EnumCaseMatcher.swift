@@ -1,0 +1,46 @@
+import Synchronization
+
+/// Matches values of an enum against one case by reflection, for `routeCase`.
+///
+/// Swift has no public API to ask "is this value case X" for an arbitrary enum, so the matcher reads the case name
+/// with `Mirror`. For a case with a payload it learns the case name from the embedding function the first time a
+/// payload of the right type is seen, then compares names. Cost: one `Mirror` per check (see docs/library.md for the
+/// measured price); for `Equatable` payload-less cases the router uses `==` instead.
+final class EnumCaseMatcher<Value, Payload>: @unchecked Sendable {
+    // @unchecked: the only mutable state is the learned case name, behind a Mutex.
+    private let embed: (Payload) -> Value
+    private let learnedName = Mutex<String?>(nil)
+
+    init(embed: @escaping (Payload) -> Value) {
+        self.embed = embed
+    }
+
+    func extract(_ value: Value) -> Payload? {
+        guard let (name, payload) = Self.caseNameAndPayload(value), let typed = payload as? Payload else { return nil }
+        if let known = learnedName.withLock({ $0 }) {
+            return known == name ? typed : nil
+        }
+        guard let embeddedName = Self.caseName(embed(typed)) else { return nil }
+        learnedName.withLock { $0 = embeddedName }
+        return embeddedName == name ? typed : nil
+    }
+
+    static func caseName(_ value: Value) -> String? {
+        caseNameAndPayload(value)?.name ?? Self.payloadlessName(value)
+    }
+
+    private static func caseNameAndPayload(_ value: Value) -> (name: String, payload: Any)? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .enum, let child = mirror.children.first, let label = child.label else {
+            return nil
+        }
+        return (label, child.value)
+    }
+
+    /// A payload-less case has no children; its description is the case name.
+    static func payloadlessName(_ value: Value) -> String? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .enum, mirror.children.isEmpty else { return nil }
+        return String(describing: value)
+    }
+}

@@ -1,0 +1,24 @@
+/// The result of an `Initiate` function: the model a loop starts from and the effects to run at start.
+public struct First<Model, Effect> {
+    /// The model the loop starts from.
+    public let model: Model
+    /// Effects dispatched when the loop starts, in order.
+    public let effects: [Effect]
+
+    /// Creates a `First` with a model and optional start-up effects.
+    @inlinable
+    public init(model: Model, effects: [Effect] = []) {
+        self.model = model
+        self.effects = effects
+    }
+
+    /// Whether this `First` carries any effects.
+    @inlinable
+    public var hasEffects: Bool { !effects.isEmpty }
+}
+
+extension First: Sendable where Model: Sendable, Effect: Sendable {}
+extension First: Equatable where Model: Equatable, Effect: Equatable {}
+
+/// A function that normalises the starting model of a loop and may issue start-up effects.
+public typealias Initiate<Model, Effect> = (Model) -> First<Model, Effect>

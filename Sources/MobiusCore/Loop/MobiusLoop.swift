@@ -1,0 +1,223 @@
+import Synchronization
+
+/// A running Mobius loop: owns the model, applies the update function to each event, publishes models to
+/// observers and hands effects to the effect handler.
+///
+/// Guarantees:
+/// - Events are processed one at a time, in the order they were accepted (FIFO), whichever thread sent them.
+/// - The model of a `Next` is published to observers before its effects are dispatched; effects go out in array order.
+/// - The loop never re-enters itself: an event sent synchronously from an observer or effect handler is queued
+///   and processed after the current one. Whichever thread finds the loop idle runs it until its queue is empty.
+///
+/// Dispatching an event after `dispose()` is a programmer error reported to `MobiusHooks`.
+public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Sendable {
+    // @unchecked: mutable state lives in `state` (a Mutex); the user's update, observers and effect handler are only
+    // ever called by the single thread that holds the `draining` flag, so they see serial access.
+
+    private enum Work {
+        case event(Event)
+        case effects([Effect])
+        case replay(observer: Int)
+    }
+
+    private struct State {
+        var model: Model
+        var pending: [Work] = []
+        var draining = false
+        var observers: [(id: Int, consumer: Consumer<Model>)] = []
+        var nextObserverID = 0
+    }
+
+    private let update: Update<Model, Event, Effect>
+    private let logger: AnyMobiusLogger<Model, Event, Effect>?
+    private let state: Locked<State>
+    private let disposed = Atomic<Bool>(false)
+    private var eventConsumer: Consumer<Event> = { _ in }
+    private var effectConnection: Connection<Effect>?
+    private var modelSourceConnections: [Connection<Model>] = []
+    private var eventSourceSubscription: (any Disposable)?
+    /// The drainer's spare buffer, swapped with `State.pending` so a batch is taken without copying.
+    private var batch: [Work] = []
+
+    init(
+        model: Model,
+        effects: [Effect],
+        update: Update<Model, Event, Effect>,
+        effectHandler: AnyConnectable<Effect, Event>,
+        eventSource: AnyEventSource<Event>?,
+        modelSources: [AnyConnectable<Model, Event>],
+        eventConsumerTransformer: ConsumerTransformer<Event>,
+        logger: AnyMobiusLogger<Model, Event, Effect>?
+    ) {
+        self.update = update
+        self.logger = logger
+        self.state = Locked(State(model: model, pending: effects.isEmpty ? [] : [.effects(effects)]))
+        // Hold the drain while wiring up, so nothing runs before every part is connected.
+        state.withLock { $0.draining = true }
+
+        let enqueue: Consumer<Event> = { [weak self] event in self?.enqueue(.event(event)) }
+        eventConsumer = eventConsumerTransformer(enqueue)
+        let consumer = eventConsumer
+        effectConnection = effectHandler.connect(consumer)
+        modelSourceConnections = modelSources.map { $0.connect(consumer) }
+        for connection in modelSourceConnections {
+            connection.accept(model)
+        }
+        eventSourceSubscription = eventSource?.subscribe(consumer: consumer)
+        drain()
+    }
+
+    /// The most recent model. Safe to read from any thread.
+    public var latestModel: Model {
+        state.withLock { $0.model }
+    }
+
+    /// Adds an observer. It receives the current model at once, then every new model, on the thread running the loop.
+    ///
+    /// - Returns: a disposable that removes the observer.
+    @discardableResult
+    public func addObserver(_ consumer: @escaping Consumer<Model>) -> any Disposable {
+        guard !disposed.load(ordering: .relaxed) else {
+            MobiusHooks.errorHandler("\(Self.debugTag): cannot add an observer to a disposed loop")
+            return EmptyDisposable()
+        }
+        let id = state.withLock { state -> Int in
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            state.observers.append((id, consumer))
+            return id
+        }
+        // Replay goes through the queue so it is ordered with models the loop is publishing right now.
+        enqueue(.replay(observer: id))
+        return AnonymousDisposable { [weak self] in
+            self?.state.withLock { $0.observers.removeAll { $0.id == id } }
+        }
+    }
+
+    /// Sends an event to the loop. Any thread may call this.
+    ///
+    /// Calling it after `dispose()` is reported to `MobiusHooks.errorHandler`.
+    public func dispatchEvent(_ event: Event) {
+        guard !disposed.load(ordering: .relaxed) else {
+            MobiusHooks.errorHandler("\(Self.debugTag): event dispatched after the loop was disposed: \(event)")
+            return
+        }
+        eventConsumer(event)
+    }
+
+    /// Stops the loop: queued events are dropped, the effect handler and event sources are disconnected.
+    /// Idempotent.
+    public func dispose() {
+        guard disposed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        let wasIdle = state.withLock { state -> Bool in
+            state.pending.removeAll()
+            state.observers.removeAll()
+            let idle = !state.draining
+            state.draining = true  // nothing runs the loop again
+            return idle
+        }
+        // Parts are released by whoever owns the drain: us when idle, else the drainer when it notices.
+        if wasIdle {
+            releaseParts()
+        }
+    }
+
+    deinit {
+        dispose()
+    }
+
+    // MARK: - Running the loop
+
+    private func enqueue(_ work: Work) {
+        // Late events from effect handlers or sources after dispose are dropped, not an error: they race with it.
+        guard !disposed.load(ordering: .relaxed) else { return }
+        let mustDrain = state.withLock { state -> Bool in
+            state.pending.append(work)
+            if state.draining { return false }
+            state.draining = true
+            return true
+        }
+        if mustDrain {
+            drain()
+        }
+    }
+
+    /// Runs queued work until the queue is empty. Only the thread that set `draining` calls this.
+    private func drain() {
+        var model = state.withLock { $0.model }
+        while true {
+            let more = state.withLock { state -> Bool in
+                if state.pending.isEmpty {
+                    state.draining = false
+                    return false
+                }
+                swap(&state.pending, &batch)
+                return true
+            }
+            guard more else { break }
+            for work in batch {
+                if disposed.load(ordering: .relaxed) { break }
+                switch work {
+                case .event(let event):
+                    process(event, model: &model)
+                case .effects(let effects):
+                    dispatch(effects)
+                case .replay(let id):
+                    let observer = state.withLock { state in state.observers.first { $0.id == id }?.consumer }
+                    observer?(model)
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+            if disposed.load(ordering: .relaxed) {
+                state.withLock { $0.draining = true }
+                releaseParts()
+                return
+            }
+        }
+    }
+
+    private func process(_ event: Event, model: inout Model) {
+        logger?.willUpdate(model: model, event: event)
+        let next = update.update(model: model, event: event)
+        logger?.didUpdate(model: model, event: event, next: next)
+        if let newModel = next.model {
+            model = newModel
+            let observers = state.withLock { state in
+                state.model = newModel
+                return state.observers
+            }
+            for observer in observers {
+                observer.consumer(newModel)
+            }
+            for connection in modelSourceConnections {
+                connection.accept(newModel)
+            }
+        }
+        if !next.effects.isEmpty {
+            dispatch(next.effects)
+        }
+    }
+
+    private func dispatch(_ effects: [Effect]) {
+        guard let connection = effectConnection else { return }
+        for effect in effects {
+            connection.accept(effect)
+        }
+    }
+
+    private func releaseParts() {
+        eventSourceSubscription?.dispose()
+        eventSourceSubscription = nil
+        for connection in modelSourceConnections {
+            connection.dispose()
+        }
+        modelSourceConnections = []
+        effectConnection?.dispose()
+        effectConnection = nil
+    }
+
+    static var debugTag: String {
+        "MobiusLoop<\(Model.self), \(Event.self), \(Effect.self)>"
+    }
+}

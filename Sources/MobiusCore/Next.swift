@@ -1,0 +1,46 @@
+/// The result of one call to an update function: an optional new model and the effects to run, in order.
+///
+/// `Next` is a value: creating one does nothing. The loop publishes the model (when there is one) and then
+/// hands the effects to the effect handler in array order.
+public struct Next<Model, Effect> {
+    /// The new model, or `nil` when the model did not change.
+    public let model: Model?
+    /// The effects to dispatch, in the order the update function listed them.
+    public let effects: [Effect]
+
+    @inlinable
+    init(model: Model?, effects: [Effect]) {
+        self.model = model
+        self.effects = effects
+    }
+
+    /// Whether this `Next` carries any effects.
+    @inlinable
+    public var hasEffects: Bool { !effects.isEmpty }
+
+    /// A new model and the effects that go with it (possibly none).
+    @inlinable
+    public static func next(_ model: Model, effects: [Effect] = []) -> Next {
+        Next(model: model, effects: effects)
+    }
+
+    /// No model change, only effects.
+    @inlinable
+    public static func dispatchEffects(_ effects: [Effect]) -> Next {
+        Next(model: nil, effects: effects)
+    }
+
+    /// Neither a model change nor effects.
+    @inlinable
+    public static var noChange: Next { Next(model: nil, effects: []) }
+}
+
+extension Next: Sendable where Model: Sendable, Effect: Sendable {}
+extension Next: Equatable where Model: Equatable, Effect: Equatable {}
+
+extension Next: CustomDebugStringConvertible {
+    public var debugDescription: String {
+        let modelText = model.map { String(reflecting: $0) } ?? "nil"
+        return "Next(model: \(modelText), effects: \(effects))"
+    }
+}
