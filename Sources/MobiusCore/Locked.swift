@@ -3,19 +3,27 @@ import Synchronization
 /// A value behind a mutex, for state that is not `Sendable` (models, events, closures).
 ///
 /// `Mutex<Value>` requires values it hands out to be provably disconnected; the library's state holds user closures
-/// and values, so the mutex guards a stored property instead and results cross it in an `UncheckedSendable`.
+/// and values, so the mutex guards separately allocated storage instead and results cross it in an
+/// `UncheckedSendable`. The storage is a pointer rather than a stored `var` so the hot path pays no dynamic
+/// exclusivity check: the mutex already guarantees exclusive access.
 package final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched inside `mutex.withLock`.
+    // @unchecked: `storage` is only touched inside `mutex.withLock`.
     private let mutex = Mutex<Void>(())
-    private var value: Value
+    private let storage: UnsafeMutablePointer<Value>
 
     package init(_ value: Value) {
-        self.value = value
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     @inline(__always)
     package func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        mutex.withLock { _ in UncheckedSendable(value: body(&self.value)) }.value
+        mutex.withLock { _ in UncheckedSendable(value: body(&storage.pointee)) }.value
     }
 }

@@ -5,7 +5,7 @@ extension Mobius {
         let effectHandler: AnyConnectable<Effect, Event>
         var eventSource: AnyEventSource<Event>?
         var modelSources: [AnyConnectable<Model, Event>] = []
-        var eventConsumerTransformer: ConsumerTransformer<Event> = { $0 }
+        var eventConsumerTransformer: ConsumerTransformer<Event>?
         var logger: AnyMobiusLogger<Model, Event, Effect>?
 
         init(update: Update<Model, Event, Effect>, effectHandler: AnyConnectable<Effect, Event>) {
@@ -50,8 +50,11 @@ extension Mobius {
         /// thread. Every event (dispatched, from effects, from sources) passes through it.
         public func withEventConsumerTransformer(_ transformer: @escaping ConsumerTransformer<Event>) -> Builder {
             var copy = self
-            let earlier = eventConsumerTransformer
-            copy.eventConsumerTransformer = { consumer in transformer(earlier(consumer)) }
+            if let earlier = eventConsumerTransformer {
+                copy.eventConsumerTransformer = { consumer in transformer(earlier(consumer)) }
+            } else {
+                copy.eventConsumerTransformer = transformer
+            }
             return copy
         }
 

@@ -23,6 +23,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     private struct State {
         var model: Model
         var pending: [Work] = []
+        var spare: [Work] = []
         var draining = false
         var observers: [(id: Int, consumer: Consumer<Model>)] = []
         var nextObserverID = 0
@@ -36,8 +37,8 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     private var effectConnection: Connection<Effect>?
     private var modelSourceConnections: [Connection<Model>] = []
     private var eventSourceSubscription: (any Disposable)?
-    /// The drainer's spare buffer, swapped with `State.pending` so a batch is taken without copying.
-    private var batch: [Work] = []
+    /// True when no consumer transformer was configured: `dispatchEvent` may then enqueue directly.
+    private let directDispatch: Bool
 
     init(
         model: Model,
@@ -46,9 +47,10 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         effectHandler: AnyConnectable<Effect, Event>,
         eventSource: AnyEventSource<Event>?,
         modelSources: [AnyConnectable<Model, Event>],
-        eventConsumerTransformer: ConsumerTransformer<Event>,
+        eventConsumerTransformer: ConsumerTransformer<Event>?,
         logger: AnyMobiusLogger<Model, Event, Effect>?
     ) {
+        self.directDispatch = eventConsumerTransformer == nil
         self.update = update
         self.logger = logger
         self.state = Locked(State(model: model, pending: effects.isEmpty ? [] : [.effects(effects)]))
@@ -56,7 +58,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         state.withLock { $0.draining = true }
 
         let enqueue: Consumer<Event> = { [weak self] event in self?.enqueue(.event(event)) }
-        eventConsumer = eventConsumerTransformer(enqueue)
+        eventConsumer = eventConsumerTransformer?(enqueue) ?? enqueue
         let consumer = eventConsumer
         effectConnection = effectHandler.connect(consumer)
         modelSourceConnections = modelSources.map { $0.connect(consumer) }
@@ -102,7 +104,11 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
             MobiusHooks.errorHandler("\(Self.debugTag): event dispatched after the loop was disposed: \(event)")
             return
         }
-        eventConsumer(event)
+        if directDispatch {
+            enqueue(.event(event))
+        } else {
+            eventConsumer(event)
+        }
     }
 
     /// Stops the loop: queued events are dropped, the effect handler and event sources are disconnected.
@@ -145,17 +151,24 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
 
     /// Runs queued work until the queue is empty. Only the thread that set `draining` calls this.
     private func drain() {
-        var model = state.withLock { $0.model }
+        // The batch buffer is handed back and forth with `State.spare` so draining allocates nothing per event.
+        var batch: [Work] = []
+        var model = state.withLock { state -> Model in
+            swap(&batch, &state.spare)
+            return state.model
+        }
         while true {
+            batch.removeAll(keepingCapacity: true)
             let more = state.withLock { state -> Bool in
                 if state.pending.isEmpty {
                     state.draining = false
+                    swap(&batch, &state.spare)
                     return false
                 }
                 swap(&state.pending, &batch)
                 return true
             }
-            guard more else { break }
+            guard more else { return }
             for work in batch {
                 if disposed.load(ordering: .relaxed) { break }
                 switch work {
@@ -168,7 +181,6 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
                     observer?(model)
                 }
             }
-            batch.removeAll(keepingCapacity: true)
             if disposed.load(ordering: .relaxed) {
                 state.withLock { $0.draining = true }
                 releaseParts()
