@@ -91,4 +91,5 @@ default:
     FileHandle.standardError.write("unknown scenario \(scenario)\n".data(using: .utf8)!)
     exit(2)
 }
-print("{\"scenario\":\"\(scenario)\",\"events\":\(count),\"perSecond\":\(Int(rate)),\"peakRSSKB\":\(peakRSSKilobytes())}")
+print(
+    "{\"scenario\":\"\(scenario)\",\"events\":\(count),\"perSecond\":\(Int(rate)),\"peakRSSKB\":\(peakRSSKilobytes())}")

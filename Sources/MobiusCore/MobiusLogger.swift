@@ -24,7 +24,8 @@ public struct AnyMobiusLogger<Model, Event, Effect>: MobiusLogger {
     private let didUpdateClosure: (Model, Event, Next<Model, Effect>) -> Void
 
     /// Wraps a logger of the same types.
-    public init<Base: MobiusLogger>(_ base: Base) where Base.Model == Model, Base.Event == Event, Base.Effect == Effect {
+    public init<Base: MobiusLogger>(_ base: Base)
+    where Base.Model == Model, Base.Event == Event, Base.Effect == Effect {
         willInitiateClosure = base.willInitiate
         didInitiateClosure = base.didInitiate
         willUpdateClosure = base.willUpdate

@@ -26,7 +26,8 @@ final class EventMailbox<Event>: @unchecked Sendable {
     private let deliver: (Event) -> Void
     private var batch: [Event] = []
 
-    init(capacity: Int, loopQueue: DispatchQueue, onLoopQueue: @escaping () -> Bool, deliver: @escaping (Event) -> Void) {
+    init(capacity: Int, loopQueue: DispatchQueue, onLoopQueue: @escaping () -> Bool, deliver: @escaping (Event) -> Void)
+    {
         self.capacity = max(1, capacity)
         self.loopQueue = loopQueue
         self.onLoopQueue = onLoopQueue
@@ -71,23 +72,25 @@ final class EventMailbox<Event>: @unchecked Sendable {
         for _ in 0..<waiting { spaceAvailable.signal() }
     }
 
+    /// Hands one batch to the loop, then yields the queue (rescheduling itself if more arrived), so that a
+    /// `stop()` waiting to run on the loop queue is not starved by a producer that never pauses.
     private func drain() {
-        while true {
-            let waiting = state.withLock { state -> Int? in
-                if state.pending.isEmpty || state.closed {
-                    state.scheduled = false
-                    return nil
-                }
-                swap(&state.pending, &batch)
-                defer { state.waitingSenders = 0 }
-                return state.waitingSenders
+        let waiting = state.withLock { state -> Int? in
+            if state.pending.isEmpty || state.closed {
+                state.scheduled = false
+                return nil
             }
-            guard let waiting else { return }
-            for _ in 0..<waiting { spaceAvailable.signal() }
-            for event in batch {
-                deliver(event)
-            }
-            batch.removeAll(keepingCapacity: true)
+            swap(&state.pending, &batch)
+            defer { state.waitingSenders = 0 }
+            return state.waitingSenders
         }
+        guard let waiting else { return }
+        for _ in 0..<waiting { spaceAvailable.signal() }
+        for event in batch {
+            deliver(event)
+        }
+        batch.removeAll(keepingCapacity: true)
+        let mailbox = UncheckedSendable(value: self)
+        loopQueue.async { mailbox.value.drain() }
     }
 }

@@ -182,7 +182,8 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
         let box = MailboxBox<Event>()
         let queueKey = self.queueKey
         let id = ObjectIdentifier(self)
-        let loop = builder
+        let loop =
+            builder
             .withEventConsumerTransformer { consumer in
                 let mailbox = EventMailbox(
                     capacity: self.capacity,

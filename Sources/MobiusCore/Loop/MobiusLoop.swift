@@ -53,9 +53,8 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         self.directDispatch = eventConsumerTransformer == nil
         self.update = update
         self.logger = logger
-        self.state = Locked(State(model: model, pending: effects.isEmpty ? [] : [.effects(effects)]))
-        // Hold the drain while wiring up, so nothing runs before every part is connected.
-        state.withLock { $0.draining = true }
+        // Draining from the start holds the loop while it is wired up, so nothing runs before every part is connected.
+        self.state = Locked(State(model: model, draining: true))
 
         let enqueue: Consumer<Event> = { [weak self] event in self?.enqueue(.event(event)) }
         eventConsumer = eventConsumerTransformer?(enqueue) ?? enqueue
@@ -66,7 +65,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
             connection.accept(model)
         }
         eventSourceSubscription = eventSource?.subscribe(consumer: consumer)
-        drain()
+        drain(first: effects.isEmpty ? nil : .effects(effects), model: model, buffer: [])
     }
 
     /// The most recent model. Safe to read from any thread.
@@ -138,26 +137,37 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     private func enqueue(_ work: Work) {
         // Late events from effect handlers or sources after dispose are dropped, not an error: they race with it.
         guard !disposed.load(ordering: .relaxed) else { return }
-        let mustDrain = state.withLock { state -> Bool in
-            state.pending.append(work)
-            if state.draining { return false }
+        // Fast path: a thread that finds the loop idle runs `work` at once without queueing it.
+        let idle = state.withLock { state -> (model: Model, buffer: [Work])? in
+            if state.draining {
+                state.pending.append(work)
+                return nil
+            }
             state.draining = true
-            return true
+            var buffer: [Work] = []
+            swap(&buffer, &state.spare)
+            return (state.model, buffer)
         }
-        if mustDrain {
-            drain()
+        if let (model, buffer) = idle {
+            drain(first: work, model: model, buffer: buffer)
         }
     }
 
-    /// Runs queued work until the queue is empty. Only the thread that set `draining` calls this.
-    private func drain() {
-        // The batch buffer is handed back and forth with `State.spare` so draining allocates nothing per event.
-        var batch: [Work] = []
-        var model = state.withLock { state -> Model in
-            swap(&batch, &state.spare)
-            return state.model
+    /// Runs `first`, then queued work until the queue is empty. Only the thread that set `draining` calls this.
+    ///
+    /// `buffer` is the spare batch array, handed back and forth with `State.spare` so draining allocates nothing
+    /// per event.
+    private func drain(first: Work?, model: Model, buffer: [Work]) {
+        var model = model
+        var batch = buffer
+        if let first {
+            perform(first, model: &model)
         }
         while true {
+            if disposed.load(ordering: .relaxed) {
+                releaseParts()
+                return
+            }
             batch.removeAll(keepingCapacity: true)
             let more = state.withLock { state -> Bool in
                 if state.pending.isEmpty {
@@ -171,21 +181,20 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
             guard more else { return }
             for work in batch {
                 if disposed.load(ordering: .relaxed) { break }
-                switch work {
-                case .event(let event):
-                    process(event, model: &model)
-                case .effects(let effects):
-                    dispatch(effects)
-                case .replay(let id):
-                    let observer = state.withLock { state in state.observers.first { $0.id == id }?.consumer }
-                    observer?(model)
-                }
+                perform(work, model: &model)
             }
-            if disposed.load(ordering: .relaxed) {
-                state.withLock { $0.draining = true }
-                releaseParts()
-                return
-            }
+        }
+    }
+
+    private func perform(_ work: Work, model: inout Model) {
+        switch work {
+        case .event(let event):
+            process(event, model: &model)
+        case .effects(let effects):
+            dispatch(effects)
+        case .replay(let id):
+            let observer = state.withLock { state in state.observers.first { $0.id == id }?.consumer }
+            observer?(model)
         }
     }
 
@@ -214,6 +223,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     private func dispatch(_ effects: [Effect]) {
         guard let connection = effectConnection else { return }
         for effect in effects {
+            if disposed.load(ordering: .relaxed) { return }
             connection.accept(effect)
         }
     }
