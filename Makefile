@@ -1,8 +1,7 @@
 # mobiusd build entry points. `make test` is what CI runs (.ci/run); `make run` starts the demo.
 SHELL := /bin/bash
 SWIFT ?= swift
-# Release builds specialise the generic loop across module boundaries; see docs/library.md ("Performance").
-RELEASE_FLAGS := -c release -Xswiftc -cross-module-optimization
+RELEASE_FLAGS := -c release
 APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon redis-server pkg-config
 BENCH_RUNS ?= 5
 

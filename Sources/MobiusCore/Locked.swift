@@ -6,12 +6,12 @@ import Synchronization
 /// and values, so the mutex guards separately allocated storage instead and results cross it in an
 /// `UncheckedSendable`. The storage is a pointer rather than a stored `var` so the hot path pays no dynamic
 /// exclusivity check: the mutex already guarantees exclusive access.
-package final class Locked<Value>: @unchecked Sendable {
+@usableFromInline package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `storage` is only touched inside `mutex.withLock`.
-    private let mutex = Mutex<Void>(())
-    private let storage: UnsafeMutablePointer<Value>
+    @usableFromInline let mutex = Mutex<Void>(())
+    @usableFromInline let storage: UnsafeMutablePointer<Value>
 
-    package init(_ value: Value) {
+    @inlinable package init(_ value: Value) {
         storage = .allocate(capacity: 1)
         storage.initialize(to: value)
     }
@@ -23,7 +23,7 @@ package final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value.
     @inline(__always)
-    package func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    @inlinable package func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
         mutex.withLock { _ in UncheckedSendable(value: body(&storage.pointee)) }.value
     }
 }

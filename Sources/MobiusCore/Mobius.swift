@@ -5,7 +5,7 @@ public enum Mobius {
     /// - Parameters:
     ///   - update: the pure update function.
     ///   - effectHandler: a `Connectable` from effects to events, such as `EffectRouter(...).asConnectable`.
-    public static func loop<Model, Event, Effect, Handler: Connectable>(
+    @inlinable public static func loop<Model, Event, Effect, Handler: Connectable>(
         update: Update<Model, Event, Effect>,
         effectHandler: Handler
     ) -> Builder<Model, Event, Effect> where Handler.Input == Effect, Handler.Output == Event {
@@ -13,7 +13,7 @@ public enum Mobius {
     }
 
     /// Starts configuring a loop from an update function and an effect handler.
-    public static func loop<Model, Event, Effect, Handler: Connectable>(
+    @inlinable public static func loop<Model, Event, Effect, Handler: Connectable>(
         update: @escaping (Model, Event) -> Next<Model, Effect>,
         effectHandler: Handler
     ) -> Builder<Model, Event, Effect> where Handler.Input == Effect, Handler.Output == Event {

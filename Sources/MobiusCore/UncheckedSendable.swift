@@ -2,10 +2,10 @@
 ///
 /// Used only where the library's contract makes it safe: user closures routed with `.on(queue:)` run on the queue
 /// the user chose (as in Mobius.swift), and loop event consumers accept events from any thread.
-package struct UncheckedSendable<Value>: @unchecked Sendable {
-    package let value: Value
+@usableFromInline package struct UncheckedSendable<Value>: @unchecked Sendable {
+    @usableFromInline package let value: Value
 
-    package init(value: Value) {
+    @inlinable package init(value: Value) {
         self.value = value
     }
 }

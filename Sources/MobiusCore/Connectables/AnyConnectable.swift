@@ -1,14 +1,15 @@
 /// A type-erased `Connectable`.
 public struct AnyConnectable<Input, Output>: Connectable {
-    private let connectClosure: (@escaping Consumer<Output>) -> Connection<Input>
+    @usableFromInline let connectClosure: (@escaping Consumer<Output>) -> Connection<Input>
 
     /// Wraps a connect function.
-    public init(_ connect: @escaping (@escaping Consumer<Output>) -> Connection<Input>) {
+    @inlinable public init(_ connect: @escaping (@escaping Consumer<Output>) -> Connection<Input>) {
         self.connectClosure = connect
     }
 
     /// Wraps another connectable with the same input and output.
-    public init<Wrapped: Connectable>(_ connectable: Wrapped) where Wrapped.Input == Input, Wrapped.Output == Output {
+    @inlinable public init<Wrapped: Connectable>(_ connectable: Wrapped)
+    where Wrapped.Input == Input, Wrapped.Output == Output {
         if let erased = connectable as? AnyConnectable<Input, Output> {
             self = erased
         } else {
@@ -16,7 +17,7 @@ public struct AnyConnectable<Input, Output>: Connectable {
         }
     }
 
-    public func connect(_ consumer: @escaping Consumer<Output>) -> Connection<Input> {
+    @inlinable public func connect(_ consumer: @escaping Consumer<Output>) -> Connection<Input> {
         connectClosure(consumer)
     }
 }

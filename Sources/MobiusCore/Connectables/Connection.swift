@@ -4,24 +4,24 @@ import Synchronization
 public final class Connection<Value>: Disposable, @unchecked Sendable {
     // @unchecked: the accept closure is whatever the connectable provides; the connectable decides its thread
     // rules. Disposal itself is guarded by an atomic flag so the dispose closure runs once.
-    private let acceptClosure: (Value) -> Void
-    private let disposeClosure: () -> Void
-    private let disposed = Atomic<Bool>(false)
+    @usableFromInline let acceptClosure: (Value) -> Void
+    @usableFromInline let disposeClosure: () -> Void
+    @usableFromInline let disposed = Atomic<Bool>(false)
 
     /// Creates a connection from an accept function and a dispose function.
-    public init(acceptClosure: @escaping (Value) -> Void, disposeClosure: @escaping () -> Void) {
+    @inlinable public init(acceptClosure: @escaping (Value) -> Void, disposeClosure: @escaping () -> Void) {
         self.acceptClosure = acceptClosure
         self.disposeClosure = disposeClosure
     }
 
     /// Hands a value to the connection. Values accepted after `dispose()` are dropped.
-    public func accept(_ value: Value) {
+    @inlinable public func accept(_ value: Value) {
         guard !disposed.load(ordering: .acquiring) else { return }
         acceptClosure(value)
     }
 
     /// Closes the connection. Idempotent.
-    public func dispose() {
+    @inlinable public func dispose() {
         guard disposed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         disposeClosure()

@@ -7,27 +7,30 @@ import Synchronization
 /// batches to the loop until the mailbox is empty. A sender that finds `capacity` events waiting blocks until the
 /// loop takes them (backpressure), except on the loop queue itself, where blocking would deadlock (an effect that
 /// sends events synchronously is bounded by the work of the event that caused it).
-final class EventMailbox<Event>: @unchecked Sendable {
+@usableFromInline final class EventMailbox<Event>: @unchecked Sendable {
     // @unchecked: mutable state is inside `state` (Locked); `deliver` is only called from the loop queue.
-    private struct State {
-        var pending: [Event] = []
-        var scheduled = false
-        var waitingSenders = 0
-        var closed = false
+    @usableFromInline struct State {
+        @usableFromInline var pending: [Event] = []
+        @usableFromInline var scheduled = false
+        @usableFromInline var waitingSenders = 0
+        @usableFromInline var closed = false
+
+        @inlinable init() {}
     }
 
-    private enum PostOutcome { case queued(schedule: Bool), full, dropped }
+    @usableFromInline enum PostOutcome { case queued(schedule: Bool), full, dropped }
 
-    private let state = Locked(State())
-    private let spaceAvailable = DispatchSemaphore(value: 0)
-    private let capacity: Int
-    private let loopQueue: DispatchQueue
-    private let onLoopQueue: () -> Bool
-    private let deliver: (Event) -> Void
-    private var batch: [Event] = []
+    @usableFromInline let state = Locked(State())
+    @usableFromInline let spaceAvailable = DispatchSemaphore(value: 0)
+    @usableFromInline let capacity: Int
+    @usableFromInline let loopQueue: DispatchQueue
+    @usableFromInline let onLoopQueue: () -> Bool
+    @usableFromInline let deliver: (Event) -> Void
+    @usableFromInline var batch: [Event] = []
 
-    init(capacity: Int, loopQueue: DispatchQueue, onLoopQueue: @escaping () -> Bool, deliver: @escaping (Event) -> Void)
-    {
+    @inlinable init(
+        capacity: Int, loopQueue: DispatchQueue, onLoopQueue: @escaping () -> Bool, deliver: @escaping (Event) -> Void
+    ) {
         self.capacity = max(1, capacity)
         self.loopQueue = loopQueue
         self.onLoopQueue = onLoopQueue
@@ -35,7 +38,7 @@ final class EventMailbox<Event>: @unchecked Sendable {
     }
 
     /// Queues `event`, blocking while the mailbox is full (unless called on the loop queue). Dropped once closed.
-    func post(_ event: Event) {
+    @inlinable func post(_ event: Event) {
         while true {
             let outcome = state.withLock { state -> PostOutcome in
                 if state.closed { return .dropped }
@@ -62,7 +65,7 @@ final class EventMailbox<Event>: @unchecked Sendable {
     }
 
     /// Drops queued events and releases blocked senders; later posts are dropped.
-    func close() {
+    @inlinable func close() {
         let waiting = state.withLock { state -> Int in
             state.closed = true
             state.pending.removeAll()
@@ -74,7 +77,7 @@ final class EventMailbox<Event>: @unchecked Sendable {
 
     /// Hands one batch to the loop, then yields the queue (rescheduling itself if more arrived), so that a
     /// `stop()` waiting to run on the loop queue is not starved by a producer that never pauses.
-    private func drain() {
+    @inlinable func drain() {
         let waiting = state.withLock { state -> Int? in
             if state.pending.isEmpty || state.closed {
                 state.scheduled = false

@@ -16,27 +16,39 @@ import Dispatch
 public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     // @unchecked: lifecycle state is in `state` (Locked); loops are created and disposed on `loopQueue`.
 
-    private struct Running {
-        let loop: MobiusLoop<Model, Event, Effect>
-        let mailbox: EventMailbox<Event>
-        let viewConnections: [any Disposable]
+    @usableFromInline struct Running {
+        @usableFromInline let loop: MobiusLoop<Model, Event, Effect>
+        @usableFromInline let mailbox: EventMailbox<Event>
+        @usableFromInline let viewConnections: [any Disposable]
+
+        @inlinable init(
+            loop: MobiusLoop<Model, Event, Effect>, mailbox: EventMailbox<Event>, viewConnections: [any Disposable]
+        ) {
+            self.loop = loop
+            self.mailbox = mailbox
+            self.viewConnections = viewConnections
+        }
     }
 
-    private struct State {
-        var modelToStartFrom: Model
-        var views: [AnyConnectable<Model, Event>] = []
-        var running: Running?
+    @usableFromInline struct State {
+        @usableFromInline var modelToStartFrom: Model
+        @usableFromInline var views: [AnyConnectable<Model, Event>] = []
+        @usableFromInline var running: Running?
+
+        @inlinable init(modelToStartFrom: Model) {
+            self.modelToStartFrom = modelToStartFrom
+        }
     }
 
-    private let builder: Mobius.Builder<Model, Event, Effect>
-    private let initiate: Initiate<Model, Effect>?
-    private let loopQueue: DispatchQueue
-    private let viewQueue: DispatchQueue?
-    private let capacity: Int
-    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
-    private let state: Locked<State>
+    @usableFromInline let builder: Mobius.Builder<Model, Event, Effect>
+    @usableFromInline let initiate: Initiate<Model, Effect>?
+    @usableFromInline let loopQueue: DispatchQueue
+    @usableFromInline let viewQueue: DispatchQueue?
+    @usableFromInline let capacity: Int
+    @usableFromInline let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    @usableFromInline let state: Locked<State>
 
-    init(
+    @inlinable init(
         builder: Mobius.Builder<Model, Event, Effect>,
         initialModel: Model,
         initiate: Initiate<Model, Effect>?,
@@ -58,19 +70,20 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     }
 
     /// Whether a loop is running.
-    public var running: Bool {
+    @inlinable public var running: Bool {
         state.withLock { $0.running != nil }
     }
 
     /// The running loop's latest model, or the model the next `start()` begins from.
-    public var model: Model {
+    @inlinable public var model: Model {
         state.withLock { $0.running?.loop.latestModel ?? $0.modelToStartFrom }
     }
 
     /// Connects a view: it receives models, and may send events through the consumer it is given.
     ///
     /// Misuse: calling while running.
-    public func connectView<View: Connectable>(_ view: View) where View.Input == Model, View.Output == Event {
+    @inlinable public func connectView<View: Connectable>(_ view: View)
+    where View.Input == Model, View.Output == Event {
         let ok = state.withLock { state -> Bool in
             guard state.running == nil else { return false }
             state.views.append(AnyConnectable(view))
@@ -82,7 +95,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Disconnects every connected view.
     ///
     /// Misuse: calling while running, or with no view connected.
-    public func disconnectView() {
+    @inlinable public func disconnectView() {
         let problem = state.withLock { state -> String? in
             if state.running != nil { return "cannot disconnect views while running; call stop first" }
             if state.views.isEmpty { return "no view connected, cannot disconnect" }
@@ -95,7 +108,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Replaces the model the next `start()` begins from.
     ///
     /// Misuse: calling while running.
-    public func replaceModel(_ model: Model) {
+    @inlinable public func replaceModel(_ model: Model) {
         let ok = state.withLock { state -> Bool in
             guard state.running == nil else { return false }
             state.modelToStartFrom = model
@@ -107,7 +120,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Sends an event to the running loop. Blocks while the loop's mailbox is full (backpressure).
     ///
     /// Misuse: calling while stopped.
-    public func dispatchEvent(_ event: Event) {
+    @inlinable public func dispatchEvent(_ event: Event) {
         guard let mailbox = state.withLock({ $0.running?.mailbox }) else {
             MobiusHooks.errorHandler("\(Self.debugTag): cannot accept events when stopped")
             return
@@ -118,7 +131,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Starts a loop from the current model: runs `initiate` (on every start), connects views and event sources.
     ///
     /// Misuse: calling while running, or from the loop queue.
-    public func start() {
+    @inlinable public func start() {
         guard !onLoopQueue else {
             MobiusHooks.errorHandler("\(Self.debugTag): cannot start from the loop queue (an effect handler)")
             return
@@ -139,7 +152,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Stops the loop, keeping its latest model for the next `start()`. Queued events are dropped.
     ///
     /// Misuse: calling while stopped, or from the loop queue.
-    public func stop() {
+    @inlinable public func stop() {
         guard !onLoopQueue else {
             MobiusHooks.errorHandler("\(Self.debugTag): cannot stop from the loop queue (an effect handler)")
             return
@@ -165,11 +178,11 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
 
     // MARK: - Internals
 
-    private var onLoopQueue: Bool {
+    @inlinable var onLoopQueue: Bool {
         DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
-    private func makeRunning(from model: Model, views: [AnyConnectable<Model, Event>]) -> Running {
+    @inlinable func makeRunning(from model: Model, views: [AnyConnectable<Model, Event>]) -> Running {
         let first: First<Model, Effect>
         if let initiate {
             builder.logger?.willInitiate(model: model)
@@ -205,20 +218,22 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
         return Running(loop: loop, mailbox: mailbox, viewConnections: viewConnections)
     }
 
-    private func deliverToView(_ connection: Connection<Model>) -> Consumer<Model> {
+    @inlinable func deliverToView(_ connection: Connection<Model>) -> Consumer<Model> {
         guard let viewQueue else { return connection.accept }
         let latest = LatestValue<Model>(queue: viewQueue, deliver: connection.accept)
         return latest.offer
     }
 
-    private static var debugTag: String {
+    @inlinable static var debugTag: String {
         "MobiusController<\(Model.self), \(Event.self), \(Effect.self)>"
     }
 }
 
 /// Lets the builder's transformer hand the mailbox it creates back to the controller.
-private final class MailboxBox<Event> {
-    var mailbox: EventMailbox<Event>?
+@usableFromInline final class MailboxBox<Event> {
+    @usableFromInline var mailbox: EventMailbox<Event>?
+
+    @inlinable init() {}
 }
 
 extension Mobius.Builder {
@@ -230,7 +245,7 @@ extension Mobius.Builder {
     ///   - loopQueue: the queue the controller's serial queue targets (default: a global queue).
     ///   - viewQueue: where views get models; `nil` (default) delivers them on the loop queue.
     ///   - mailboxCapacity: events that may wait for the loop before senders on other threads block.
-    public func makeController(
+    @inlinable public func makeController(
         from initialModel: Model,
         initiate: Initiate<Model, Effect>? = nil,
         loopQueue: DispatchQueue = .global(qos: .userInitiated),

@@ -2,30 +2,42 @@ import Dispatch
 import Synchronization
 
 /// One declared route: how to extract parameters, and what to connect when the router is connected.
-struct EffectRoute<Effect, Event> {
-    let connect: (@escaping Consumer<Event>) -> ConnectedRoute<Effect>
+@usableFromInline struct EffectRoute<Effect, Event> {
+    @usableFromInline let connect: (@escaping Consumer<Event>) -> ConnectedRoute<Effect>
+
+    @inlinable init(connect: @escaping (@escaping Consumer<Event>) -> ConnectedRoute<Effect>) {
+        self.connect = connect
+    }
 }
 
 /// A route connected to a loop: `bind` returns the work for an effect this route matches, or `nil`.
-struct ConnectedRoute<Effect> {
-    let bind: (Effect) -> (() -> Void)?
-    let dispose: () -> Void
+@usableFromInline struct ConnectedRoute<Effect> {
+    @usableFromInline let bind: (Effect) -> (() -> Void)?
+    @usableFromInline let dispose: () -> Void
+
+    @inlinable init(bind: @escaping (Effect) -> (() -> Void)?, dispose: @escaping () -> Void) {
+        self.bind = bind
+        self.dispose = dispose
+    }
 }
 
 /// Tracks the effects a handler route has running, so that disposing the router cancels them.
-final class RunningEffects: @unchecked Sendable {
+@usableFromInline final class RunningEffects: @unchecked Sendable {
     // @unchecked: all state is behind the Mutex.
     private struct State {
         var nextID = 0
         var live: Set<Int> = []
         var disposables: [Int: any Disposable] = [:]
         var disposed = false
+
     }
 
     private let state = Locked(State())
 
+    @usableFromInline init() {}
+
     /// Reserves an id for an effect about to start; `nil` once the route is disposed.
-    func begin() -> Int? {
+    @usableFromInline func begin() -> Int? {
         state.withLock { state -> Int? in
             guard !state.disposed else { return nil }
             state.nextID += 1
@@ -35,7 +47,7 @@ final class RunningEffects: @unchecked Sendable {
     }
 
     /// Records how to cancel effect `id`, unless it already ended. Disposes at once if the route is gone.
-    func attach(_ disposable: any Disposable, to id: Int) {
+    @usableFromInline func attach(_ disposable: any Disposable, to id: Int) {
         let disposeNow = state.withLock { state -> Bool in
             if state.disposed { return true }
             if state.live.contains(id) { state.disposables[id] = disposable }
@@ -44,14 +56,14 @@ final class RunningEffects: @unchecked Sendable {
         if disposeNow { disposable.dispose() }
     }
 
-    func end(_ id: Int) {
+    @usableFromInline func end(_ id: Int) {
         state.withLock { state in
             state.live.remove(id)
             state.disposables[id] = nil
         }
     }
 
-    func disposeAll() {
+    @usableFromInline func disposeAll() {
         let running = state.withLock { state -> [any Disposable] in
             state.disposed = true
             defer { state.disposables = [:] }
@@ -65,7 +77,7 @@ final class RunningEffects: @unchecked Sendable {
 
 extension EffectRoute {
     /// A route whose target runs per effect; `run` gets the parameters and the event consumer.
-    static func perEffect<Parameters>(
+    @inlinable static func perEffect<Parameters>(
         extract: @escaping (Effect) -> Parameters?,
         queue: DispatchQueue?,
         run: @escaping (Parameters, @escaping Consumer<Event>, RunningEffects) -> Void

@@ -10,30 +10,30 @@
 /// Each effect must match exactly one route. An effect matching none, or more than one, is a programmer error
 /// reported to `MobiusHooks.errorHandler` (and then dropped if the handler returns).
 public struct EffectRouter<Effect, Event>: Connectable {
-    let routes: [EffectRoute<Effect, Event>]
+    @usableFromInline let routes: [EffectRoute<Effect, Event>]
 
     /// Creates a router with no routes.
-    public init() {
+    @inlinable public init() {
         self.routes = []
     }
 
-    init(routes: [EffectRoute<Effect, Event>]) {
+    @inlinable init(routes: [EffectRoute<Effect, Event>]) {
         self.routes = routes
     }
 
     /// Starts a route for effects from which `extract` gets parameters (it returns `nil` for other effects).
-    public func routeEffects<EffectParameters>(
+    @inlinable public func routeEffects<EffectParameters>(
         withParameters extract: @escaping (Effect) -> EffectParameters?
     ) -> _PartialEffectRouter<Effect, EffectParameters, Event> {
         _PartialEffectRouter(routes: routes, extract: extract, queue: nil)
     }
 
     /// The router as a type-erased `Connectable`, for `Mobius.loop(update:effectHandler:)`.
-    public var asConnectable: AnyConnectable<Effect, Event> {
+    @inlinable public var asConnectable: AnyConnectable<Effect, Event> {
         AnyConnectable(self)
     }
 
-    public func connect(_ consumer: @escaping Consumer<Event>) -> Connection<Effect> {
+    @inlinable public func connect(_ consumer: @escaping Consumer<Event>) -> Connection<Effect> {
         let connected = routes.map { $0.connect(consumer) }
         let tag = "EffectRouter<\(Effect.self), \(Event.self)>"
         return Connection(
@@ -64,12 +64,12 @@ public struct EffectRouter<Effect, Event>: Connectable {
 
 extension EffectRouter where Effect: Equatable {
     /// Starts a route for effects equal to `constant`; the handler gets the effect itself.
-    public func routeEffects(equalTo constant: Effect) -> _PartialEffectRouter<Effect, Effect, Event> {
+    @inlinable public func routeEffects(equalTo constant: Effect) -> _PartialEffectRouter<Effect, Effect, Event> {
         routeEffects(withParameters: { $0 == constant ? $0 : nil })
     }
 
     /// Starts a route for a payload-less enum case, compared with `==`.
-    public func routeCase(_ enumCase: Effect) -> _PartialEffectRouter<Effect, Void, Event> {
+    @inlinable public func routeCase(_ enumCase: Effect) -> _PartialEffectRouter<Effect, Void, Event> {
         routeEffects(withParameters: { $0 == enumCase ? () : nil })
     }
 }
@@ -79,7 +79,7 @@ extension EffectRouter {
     /// `case search(query: String)`. The handler gets the payload.
     ///
     /// Matching uses reflection (`Mirror`); see docs/library.md for its cost.
-    public func routeCase<Payload>(
+    @inlinable public func routeCase<Payload>(
         _ enumCase: @escaping (Payload) -> Effect
     ) -> _PartialEffectRouter<Effect, Payload, Event> {
         let matcher = EnumCaseMatcher(embed: enumCase)
@@ -87,7 +87,7 @@ extension EffectRouter {
     }
 
     /// Starts a route for a payload-less enum case of a non-`Equatable` effect type, matched by case name.
-    public func routeCase(_ enumCase: Effect) -> _PartialEffectRouter<Effect, Void, Event> {
+    @inlinable public func routeCase(_ enumCase: Effect) -> _PartialEffectRouter<Effect, Void, Event> {
         let name = EnumCaseMatcher<Effect, Void>.payloadlessName(enumCase)
         return routeEffects(withParameters: { effect in
             name != nil && EnumCaseMatcher<Effect, Void>.payloadlessName(effect) == name ? () : nil

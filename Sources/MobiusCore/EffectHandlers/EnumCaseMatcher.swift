@@ -6,16 +6,16 @@ import Synchronization
 /// with `Mirror`. For a case with a payload it learns the case name from the embedding function the first time a
 /// payload of the right type is seen, then compares names. Cost: one `Mirror` per check (see docs/library.md for the
 /// measured price); for `Equatable` payload-less cases the router uses `==` instead.
-final class EnumCaseMatcher<Value, Payload>: @unchecked Sendable {
+@usableFromInline final class EnumCaseMatcher<Value, Payload>: @unchecked Sendable {
     // @unchecked: the only mutable state is the learned case name, behind a Mutex.
-    private let embed: (Payload) -> Value
-    private let learnedName = Mutex<String?>(nil)
+    @usableFromInline let embed: (Payload) -> Value
+    @usableFromInline let learnedName = Mutex<String?>(nil)
 
-    init(embed: @escaping (Payload) -> Value) {
+    @inlinable init(embed: @escaping (Payload) -> Value) {
         self.embed = embed
     }
 
-    func extract(_ value: Value) -> Payload? {
+    @inlinable func extract(_ value: Value) -> Payload? {
         guard let (name, payload) = Self.caseNameAndPayload(value), let typed = payload as? Payload else { return nil }
         if let known = learnedName.withLock({ $0 }) {
             return known == name ? typed : nil
@@ -25,11 +25,11 @@ final class EnumCaseMatcher<Value, Payload>: @unchecked Sendable {
         return embeddedName == name ? typed : nil
     }
 
-    static func caseName(_ value: Value) -> String? {
+    @inlinable static func caseName(_ value: Value) -> String? {
         caseNameAndPayload(value)?.name ?? Self.payloadlessName(value)
     }
 
-    private static func caseNameAndPayload(_ value: Value) -> (name: String, payload: Any)? {
+    @inlinable static func caseNameAndPayload(_ value: Value) -> (name: String, payload: Any)? {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .enum, let child = mirror.children.first, let label = child.label else {
             return nil
@@ -38,7 +38,7 @@ final class EnumCaseMatcher<Value, Payload>: @unchecked Sendable {
     }
 
     /// A payload-less case has no children; its description is the case name.
-    static func payloadlessName(_ value: Value) -> String? {
+    @inlinable static func payloadlessName(_ value: Value) -> String? {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .enum, mirror.children.isEmpty else { return nil }
         return String(describing: value)

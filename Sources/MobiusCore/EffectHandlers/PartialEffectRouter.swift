@@ -4,27 +4,37 @@ import Dispatch
 ///
 /// The underscore follows Mobius.swift: the type is public so the DSL compiles, but is not meant to be named.
 public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
-    let routes: [EffectRoute<Effect, Event>]
-    let extract: (Effect) -> EffectParameters?
-    let queue: DispatchQueue?
+    @usableFromInline let routes: [EffectRoute<Effect, Event>]
+    @usableFromInline let extract: (Effect) -> EffectParameters?
+    @usableFromInline let queue: DispatchQueue?
+
+    @inlinable init(
+        routes: [EffectRoute<Effect, Event>],
+        extract: @escaping (Effect) -> EffectParameters?,
+        queue: DispatchQueue?
+    ) {
+        self.routes = routes
+        self.extract = extract
+        self.queue = queue
+    }
 
     /// Runs this route's target on `queue` (asynchronously) instead of on the loop's thread.
-    public func on(queue: DispatchQueue) -> _PartialEffectRouter {
+    @inlinable public func on(queue: DispatchQueue) -> _PartialEffectRouter {
         _PartialEffectRouter(routes: routes, extract: extract, queue: queue)
     }
 
-    private func adding(_ route: EffectRoute<Effect, Event>) -> EffectRouter<Effect, Event> {
+    @inlinable func adding(_ route: EffectRoute<Effect, Event>) -> EffectRouter<Effect, Event> {
         EffectRouter(routes: routes + [route])
     }
 
     /// Routes to an `EffectHandler`. The handler must end each effect through its callback.
-    public func to<Handler: EffectHandler>(_ handler: Handler) -> EffectRouter<Effect, Event>
+    @inlinable public func to<Handler: EffectHandler>(_ handler: Handler) -> EffectRouter<Effect, Event>
     where Handler.EffectParameters == EffectParameters, Handler.Event == Event {
         to(handler.handle)
     }
 
     /// Routes to an effect handler written as a closure.
-    public func to(
+    @inlinable public func to(
         _ handle: @escaping (EffectParameters, EffectCallback<Event>) -> any Disposable
     ) -> EffectRouter<Effect, Event> {
         adding(
@@ -36,12 +46,14 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
     }
 
     /// Routes to a fire-and-forget closure: it runs, and the effect ends when it returns.
-    public func to(_ fireAndForget: @escaping (EffectParameters) -> Void) -> EffectRouter<Effect, Event> {
+    @inlinable public func to(_ fireAndForget: @escaping (EffectParameters) -> Void) -> EffectRouter<Effect, Event> {
         adding(.perEffect(extract: extract, queue: queue) { parameters, _, _ in fireAndForget(parameters) })
     }
 
     /// Routes to a closure that may turn the effect into one event.
-    public func toEvent(_ eventClosure: @escaping (EffectParameters) -> Event?) -> EffectRouter<Effect, Event> {
+    @inlinable public func toEvent(
+        _ eventClosure: @escaping (EffectParameters) -> Event?
+    ) -> EffectRouter<Effect, Event> {
         adding(
             .perEffect(extract: extract, queue: queue) { parameters, consumer, _ in
                 if let event = eventClosure(parameters) { consumer(event) }
@@ -49,7 +61,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
     }
 
     /// Routes to a `Connectable`, connected once when the router is connected and disposed with it.
-    public func to<Target: Connectable>(_ connectable: Target) -> EffectRouter<Effect, Event>
+    @inlinable public func to<Target: Connectable>(_ connectable: Target) -> EffectRouter<Effect, Event>
     where Target.Input == EffectParameters, Target.Output == Event {
         let extract = self.extract
         let queue = self.queue
@@ -72,7 +84,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
 extension _PartialEffectRouter where EffectParameters: Sendable, Event: Sendable {
     /// Routes to an async closure. It runs in a new task per effect; a non-`nil` result is sent to the loop.
     /// Disposing the loop cancels tasks still running.
-    public func to(
+    @inlinable public func to(
         _ asyncHandler: @escaping @Sendable (EffectParameters) async -> Event?
     ) -> EffectRouter<Effect, Event> {
         adding(

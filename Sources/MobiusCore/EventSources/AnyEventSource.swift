@@ -1,14 +1,14 @@
 /// A type-erased `EventSource`.
 public struct AnyEventSource<Event>: EventSource {
-    private let subscribeClosure: (@escaping Consumer<Event>) -> any Disposable
+    @usableFromInline let subscribeClosure: (@escaping Consumer<Event>) -> any Disposable
 
     /// Wraps a subscribe function.
-    public init(_ subscribe: @escaping (@escaping Consumer<Event>) -> any Disposable) {
+    @inlinable public init(_ subscribe: @escaping (@escaping Consumer<Event>) -> any Disposable) {
         self.subscribeClosure = subscribe
     }
 
     /// Wraps another event source of the same event type.
-    public init<Source: EventSource>(_ source: Source) where Source.Event == Event {
+    @inlinable public init<Source: EventSource>(_ source: Source) where Source.Event == Event {
         if let erased = source as? AnyEventSource<Event> {
             self = erased
         } else {
@@ -16,7 +16,7 @@ public struct AnyEventSource<Event>: EventSource {
         }
     }
 
-    public func subscribe(consumer: @escaping Consumer<Event>) -> any Disposable {
+    @inlinable public func subscribe(consumer: @escaping Consumer<Event>) -> any Disposable {
         subscribeClosure(consumer)
     }
 }

@@ -1,14 +1,14 @@
 extension Mobius {
     /// An immutable loop configuration. Each `with…` call returns a new builder; `start` or `makeController` ends it.
     public struct Builder<Model, Event, Effect> {
-        let update: Update<Model, Event, Effect>
-        let effectHandler: AnyConnectable<Effect, Event>
-        var eventSource: AnyEventSource<Event>?
-        var modelSources: [AnyConnectable<Model, Event>] = []
-        var eventConsumerTransformer: ConsumerTransformer<Event>?
-        var logger: AnyMobiusLogger<Model, Event, Effect>?
+        @usableFromInline let update: Update<Model, Event, Effect>
+        @usableFromInline let effectHandler: AnyConnectable<Effect, Event>
+        @usableFromInline var eventSource: AnyEventSource<Event>?
+        @usableFromInline var modelSources: [AnyConnectable<Model, Event>] = []
+        @usableFromInline var eventConsumerTransformer: ConsumerTransformer<Event>?
+        @usableFromInline var logger: AnyMobiusLogger<Model, Event, Effect>?
 
-        init(update: Update<Model, Event, Effect>, effectHandler: AnyConnectable<Effect, Event>) {
+        @inlinable init(update: Update<Model, Event, Effect>, effectHandler: AnyConnectable<Effect, Event>) {
             self.update = update
             self.effectHandler = effectHandler
         }
@@ -17,7 +17,7 @@ extension Mobius {
         ///
         /// A loop subscribes when it starts and disposes the subscription when disposed; a controller subscribes on
         /// every `start()` and disposes on `stop()`.
-        public func withEventSource<Source: EventSource>(_ eventSource: Source) -> Builder
+        @inlinable public func withEventSource<Source: EventSource>(_ eventSource: Source) -> Builder
         where Source.Event == Event {
             var copy = self
             copy.eventSource = AnyEventSource(eventSource)
@@ -29,7 +29,7 @@ extension Mobius {
         ///
         /// Use it for sources whose subscriptions depend on state, such as a timer that runs only while a model
         /// field is set.
-        public func withEventSource<Source: Connectable>(_ eventSource: Source) -> Builder
+        @inlinable public func withEventSource<Source: Connectable>(_ eventSource: Source) -> Builder
         where Source.Input == Model, Source.Output == Event {
             var copy = self
             copy.modelSources.append(AnyConnectable(eventSource))
@@ -37,7 +37,7 @@ extension Mobius {
         }
 
         /// Returns a builder with `logger` replacing any earlier logger.
-        public func withLogger<Logger: MobiusLogger>(_ logger: Logger) -> Builder
+        @inlinable public func withLogger<Logger: MobiusLogger>(_ logger: Logger) -> Builder
         where Logger.Model == Model, Logger.Event == Event, Logger.Effect == Effect {
             var copy = self
             copy.logger = AnyMobiusLogger(logger)
@@ -48,7 +48,9 @@ extension Mobius {
         ///
         /// The transformer wraps the function that takes an event into the loop; it can move events to another
         /// thread. Every event (dispatched, from effects, from sources) passes through it.
-        public func withEventConsumerTransformer(_ transformer: @escaping ConsumerTransformer<Event>) -> Builder {
+        @inlinable public func withEventConsumerTransformer(
+            _ transformer: @escaping ConsumerTransformer<Event>
+        ) -> Builder {
             var copy = self
             if let earlier = eventConsumerTransformer {
                 copy.eventConsumerTransformer = { consumer in transformer(earlier(consumer)) }
@@ -59,7 +61,9 @@ extension Mobius {
         }
 
         /// Starts a loop from `initialModel`, dispatching `effects` first.
-        public func start(from initialModel: Model, effects: [Effect] = []) -> MobiusLoop<Model, Event, Effect> {
+        @inlinable public func start(
+            from initialModel: Model, effects: [Effect] = []
+        ) -> MobiusLoop<Model, Event, Effect> {
             MobiusLoop(
                 model: initialModel,
                 effects: effects,

@@ -14,33 +14,38 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     // @unchecked: mutable state lives in `state` (a Mutex); the user's update, observers and effect handler are only
     // ever called by the single thread that holds the `draining` flag, so they see serial access.
 
-    private enum Work {
+    @usableFromInline enum Work {
         case event(Event)
         case effects([Effect])
         case replay(observer: Int)
     }
 
-    private struct State {
-        var model: Model
-        var pending: [Work] = []
-        var spare: [Work] = []
-        var draining = false
-        var observers: [(id: Int, consumer: Consumer<Model>)] = []
-        var nextObserverID = 0
+    @usableFromInline struct State {
+        @usableFromInline var model: Model
+        @usableFromInline var pending: [Work] = []
+        @usableFromInline var spare: [Work] = []
+        @usableFromInline var draining = false
+        @usableFromInline var observers: [(id: Int, consumer: Consumer<Model>)] = []
+        @usableFromInline var nextObserverID = 0
+
+        @inlinable init(model: Model, draining: Bool) {
+            self.model = model
+            self.draining = draining
+        }
     }
 
-    private let update: Update<Model, Event, Effect>
-    private let logger: AnyMobiusLogger<Model, Event, Effect>?
-    private let state: Locked<State>
-    private let disposed = Atomic<Bool>(false)
-    private var eventConsumer: Consumer<Event> = { _ in }
-    private var effectConnection: Connection<Effect>?
-    private var modelSourceConnections: [Connection<Model>] = []
-    private var eventSourceSubscription: (any Disposable)?
+    @usableFromInline let update: Update<Model, Event, Effect>
+    @usableFromInline let logger: AnyMobiusLogger<Model, Event, Effect>?
+    @usableFromInline let state: Locked<State>
+    @usableFromInline let disposed = Atomic<Bool>(false)
+    @usableFromInline var eventConsumer: Consumer<Event> = { _ in }
+    @usableFromInline var effectConnection: Connection<Effect>?
+    @usableFromInline var modelSourceConnections: [Connection<Model>] = []
+    @usableFromInline var eventSourceSubscription: (any Disposable)?
     /// True when no consumer transformer was configured: `dispatchEvent` may then enqueue directly.
-    private let directDispatch: Bool
+    @usableFromInline let directDispatch: Bool
 
-    init(
+    @inlinable init(
         model: Model,
         effects: [Effect],
         update: Update<Model, Event, Effect>,
@@ -69,7 +74,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     }
 
     /// The most recent model. Safe to read from any thread.
-    public var latestModel: Model {
+    @inlinable public var latestModel: Model {
         state.withLock { $0.model }
     }
 
@@ -77,7 +82,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     ///
     /// - Returns: a disposable that removes the observer.
     @discardableResult
-    public func addObserver(_ consumer: @escaping Consumer<Model>) -> any Disposable {
+    @inlinable public func addObserver(_ consumer: @escaping Consumer<Model>) -> any Disposable {
         guard !disposed.load(ordering: .relaxed) else {
             MobiusHooks.errorHandler("\(Self.debugTag): cannot add an observer to a disposed loop")
             return EmptyDisposable()
@@ -98,7 +103,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     /// Sends an event to the loop. Any thread may call this.
     ///
     /// Calling it after `dispose()` is reported to `MobiusHooks.errorHandler`.
-    public func dispatchEvent(_ event: Event) {
+    @inlinable public func dispatchEvent(_ event: Event) {
         guard !disposed.load(ordering: .relaxed) else {
             MobiusHooks.errorHandler("\(Self.debugTag): event dispatched after the loop was disposed: \(event)")
             return
@@ -112,7 +117,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
 
     /// Stops the loop: queued events are dropped, the effect handler and event sources are disconnected.
     /// Idempotent.
-    public func dispose() {
+    @inlinable public func dispose() {
         guard disposed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         let wasIdle = state.withLock { state -> Bool in
@@ -134,7 +139,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
 
     // MARK: - Running the loop
 
-    private func enqueue(_ work: Work) {
+    @inlinable func enqueue(_ work: Work) {
         // Late events from effect handlers or sources after dispose are dropped, not an error: they race with it.
         guard !disposed.load(ordering: .relaxed) else { return }
         // Fast path: a thread that finds the loop idle runs `work` at once without queueing it.
@@ -157,7 +162,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     ///
     /// `buffer` is the spare batch array, handed back and forth with `State.spare` so draining allocates nothing
     /// per event.
-    private func drain(first: Work?, model: Model, buffer: [Work]) {
+    @inlinable func drain(first: Work?, model: Model, buffer: [Work]) {
         var model = model
         var batch = buffer
         if let first {
@@ -186,7 +191,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         }
     }
 
-    private func perform(_ work: Work, model: inout Model) {
+    @inlinable func perform(_ work: Work, model: inout Model) {
         switch work {
         case .event(let event):
             process(event, model: &model)
@@ -198,7 +203,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         }
     }
 
-    private func process(_ event: Event, model: inout Model) {
+    @inlinable func process(_ event: Event, model: inout Model) {
         logger?.willUpdate(model: model, event: event)
         let next = update.update(model: model, event: event)
         logger?.didUpdate(model: model, event: event, next: next)
@@ -220,7 +225,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         }
     }
 
-    private func dispatch(_ effects: [Effect]) {
+    @inlinable func dispatch(_ effects: [Effect]) {
         guard let connection = effectConnection else { return }
         for effect in effects {
             if disposed.load(ordering: .relaxed) { return }
@@ -228,7 +233,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         }
     }
 
-    private func releaseParts() {
+    @inlinable func releaseParts() {
         eventSourceSubscription?.dispose()
         eventSourceSubscription = nil
         for connection in modelSourceConnections {
@@ -239,7 +244,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         effectConnection = nil
     }
 
-    static var debugTag: String {
+    @inlinable static var debugTag: String {
         "MobiusLoop<\(Model.self), \(Event.self), \(Effect.self)>"
     }
 }
