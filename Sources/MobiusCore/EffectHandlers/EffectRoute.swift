@@ -33,17 +33,26 @@ import Synchronization
     }
 
     private let state = Locked(State())
+    private let activity: (any EffectActivityObserver)?
+    private let tokens = Locked<[Int: Int]>([:])
 
-    @usableFromInline init() {}
+    @usableFromInline init(activity: (any EffectActivityObserver)?) {
+        self.activity = activity
+    }
 
     /// Reserves an id for an effect about to start; `nil` once the route is disposed.
-    @usableFromInline func begin() -> Int? {
-        state.withLock { state -> Int? in
+    @usableFromInline func begin<Effect>(_ effect: Effect) -> Int? {
+        let id = state.withLock { state -> Int? in
             guard !state.disposed else { return nil }
             state.nextID += 1
             state.live.insert(state.nextID)
             return state.nextID
         }
+        if let id, let activity {
+            let token = activity.effectBegan(String(reflecting: effect))
+            tokens.withLock { $0[id] = token }
+        }
+        return id
     }
 
     /// Records how to cancel effect `id`, unless it already ended. Disposes at once if the route is gone.
@@ -61,6 +70,9 @@ import Synchronization
             state.live.remove(id)
             state.disposables[id] = nil
         }
+        if let activity, let token = tokens.withLock({ $0.removeValue(forKey: id) }) {
+            activity.effectEnded(token)
+        }
     }
 
     @usableFromInline func disposeAll() {
@@ -76,20 +88,30 @@ import Synchronization
 }
 
 extension EffectRoute {
-    /// A route whose target runs per effect; `run` gets the parameters and the event consumer.
+    /// A route whose target runs per effect; `run` gets the parameters, the effect (to describe it), and the event
+    /// consumer.
     @inlinable static func perEffect<Parameters>(
         extract: @escaping (Effect) -> Parameters?,
         queue: DispatchQueue?,
-        run: @escaping (Parameters, @escaping Consumer<Event>, RunningEffects) -> Void
+        run: @escaping (Parameters, Effect, @escaping Consumer<Event>, RunningEffects) -> Void
     ) -> EffectRoute {
         EffectRoute { consumer in
-            let running = RunningEffects()
+            let activity = EffectActivity.observer
+            let running = RunningEffects(activity: activity)
             return ConnectedRoute(
                 bind: { effect in
                     guard let parameters = extract(effect) else { return nil }
-                    guard let queue else { return { run(parameters, consumer, running) } }
-                    let work = UncheckedSendable(value: { run(parameters, consumer, running) })
-                    return { queue.async { work.value() } }
+                    guard let queue else { return { run(parameters, effect, consumer, running) } }
+                    let work = UncheckedSendable(value: { run(parameters, effect, consumer, running) })
+                    guard let activity else { return { queue.async { work.value() } } }
+                    // Work waiting on a queue counts as a running effect until it has run.
+                    return {
+                        let token = activity.effectBegan(String(reflecting: effect))
+                        queue.async {
+                            work.value()
+                            activity.effectEnded(token)
+                        }
+                    }
                 },
                 dispose: running.disposeAll
             )

@@ -16,13 +16,24 @@ import Synchronization
     }
 
     @inlinable func extract(_ value: Value) -> Payload? {
-        guard let (name, payload) = Self.caseNameAndPayload(value), let typed = payload as? Payload else { return nil }
+        guard let (name, payload) = Self.caseNameAndPayload(value), let typed = Self.cast(payload) else { return nil }
         if let known = learnedName.withLock({ $0 }) {
             return known == name ? typed : nil
         }
         guard let embeddedName = Self.caseName(embed(typed)) else { return nil }
         learnedName.withLock { $0 = embeddedName }
         return embeddedName == name ? typed : nil
+    }
+
+    /// Casts a reflected payload. A case with one labelled value, `case search(query: String)`, reflects its payload
+    /// as the one-element tuple `(query: String)`; its embedding function takes the bare value, so unwrap it.
+    @inlinable static func cast(_ payload: Any) -> Payload? {
+        if let typed = payload as? Payload { return typed }
+        let mirror = Mirror(reflecting: payload)
+        guard mirror.displayStyle == .tuple, mirror.children.count == 1, let only = mirror.children.first else {
+            return nil
+        }
+        return only.value as? Payload
     }
 
     @inlinable static func caseName(_ value: Value) -> String? {

@@ -38,8 +38,8 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
         _ handle: @escaping (EffectParameters, EffectCallback<Event>) -> any Disposable
     ) -> EffectRouter<Effect, Event> {
         adding(
-            .perEffect(extract: extract, queue: queue) { parameters, consumer, running in
-                guard let id = running.begin() else { return }
+            .perEffect(extract: extract, queue: queue) { parameters, effect, consumer, running in
+                guard let id = running.begin(effect) else { return }
                 let callback = EffectCallback<Event>(onSend: consumer, onEnd: { running.end(id) })
                 running.attach(handle(parameters, callback), to: id)
             })
@@ -47,7 +47,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
 
     /// Routes to a fire-and-forget closure: it runs, and the effect ends when it returns.
     @inlinable public func to(_ fireAndForget: @escaping (EffectParameters) -> Void) -> EffectRouter<Effect, Event> {
-        adding(.perEffect(extract: extract, queue: queue) { parameters, _, _ in fireAndForget(parameters) })
+        adding(.perEffect(extract: extract, queue: queue) { parameters, _, _, _ in fireAndForget(parameters) })
     }
 
     /// Routes to a closure that may turn the effect into one event.
@@ -55,7 +55,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
         _ eventClosure: @escaping (EffectParameters) -> Event?
     ) -> EffectRouter<Effect, Event> {
         adding(
-            .perEffect(extract: extract, queue: queue) { parameters, consumer, _ in
+            .perEffect(extract: extract, queue: queue) { parameters, _, consumer, _ in
                 if let event = eventClosure(parameters) { consumer(event) }
             })
     }
@@ -88,8 +88,8 @@ extension _PartialEffectRouter where EffectParameters: Sendable, Event: Sendable
         _ asyncHandler: @escaping @Sendable (EffectParameters) async -> Event?
     ) -> EffectRouter<Effect, Event> {
         adding(
-            .perEffect(extract: extract, queue: nil) { parameters, consumer, running in
-                guard let id = running.begin() else { return }
+            .perEffect(extract: extract, queue: nil) { parameters, effect, consumer, running in
+                guard let id = running.begin(effect) else { return }
                 let send = UncheckedSendable(value: consumer)
                 let task = Task {
                     if let event = await asyncHandler(parameters), !Task.isCancelled {

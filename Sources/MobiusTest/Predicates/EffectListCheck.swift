@@ -42,7 +42,9 @@ enum EffectListCheck {
     }
 
     /// Pairs equal effects one to one: what `expected` has that `actual` lacks, and what is left over in `actual`.
-    static func match<Effect: Equatable>(_ expected: [Effect], _ actual: [Effect]) -> (
+    static func match<Effect: Equatable>(
+        _ expected: [Effect], _ actual: [Effect]
+    ) -> (
         missing: [Effect], unexpected: [Effect]
     ) {
         var pool = actual

@@ -35,6 +35,7 @@ public func hasExactlyEffects<Model, Effect: Equatable>(
 }
 
 /// Passes when there are no start-up effects.
-public func hasNoEffects<Model, Effect>(file: StaticString = #file, line: UInt = #line) -> FirstPredicate<Model, Effect> {
+public func hasNoEffects<Model, Effect>(file: StaticString = #file, line: UInt = #line) -> FirstPredicate<Model, Effect>
+{
     { first in EffectListCheck.none(first.effects, file: file, line: line) }
 }

@@ -6,7 +6,8 @@ public typealias NextPredicate<Model, Effect> = Predicate<Next<Model, Effect>>
 /// Passes when the `Next` carries a model, whatever it is.
 public func hasModel<Model, Effect>(file: StaticString = #file, line: UInt = #line) -> NextPredicate<Model, Effect> {
     { next in
-        next.model != nil ? .success : .failure(message: "hasModel failed: expected a model, got none", file: file, line: line)
+        next.model != nil
+            ? .success : .failure(message: "hasModel failed: expected a model, got none", file: file, line: line)
     }
 }
 
@@ -56,7 +57,8 @@ public func hasExactlyEffects<Model, Effect: Equatable>(
 }
 
 /// Passes when no effects were dispatched.
-public func hasNoEffects<Model, Effect>(file: StaticString = #file, line: UInt = #line) -> NextPredicate<Model, Effect> {
+public func hasNoEffects<Model, Effect>(file: StaticString = #file, line: UInt = #line) -> NextPredicate<Model, Effect>
+{
     { next in EffectListCheck.none(next.effects, file: file, line: line) }
 }
 

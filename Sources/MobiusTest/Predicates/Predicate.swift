@@ -20,6 +20,7 @@ extension PredicateResult {
         line: UInt
     ) -> PredicateResult {
         let diff = LineDiff(expected: expected, actual: actual).rendered
-        return .failure(message: "\(predicate) failed: \(summary)\n(- expected, + actual)\n\(diff)", file: file, line: line)
+        return .failure(
+            message: "\(predicate) failed: \(summary)\n(- expected, + actual)\n\(diff)", file: file, line: line)
     }
 }

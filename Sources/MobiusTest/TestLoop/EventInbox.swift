@@ -2,11 +2,16 @@ import Dispatch
 import MobiusCore
 
 /// Where effect handlers deliver events for a `TestLoop`, from any thread; the test's thread takes them out.
-final class EventInbox<Event>: Sendable {
+///
+/// It also observes effect activity (MobiusCore's `EffectActivityObserver`), so `exhaust` knows which effects are
+/// still running even when they send nothing.
+final class EventInbox<Event>: EffectActivityObserver, Sendable {
     private struct State {
         var events: [Event] = []
         var isClosed = false
         var lastArrival: ContinuousClock.Instant?
+        var running: [Int: String] = [:]
+        var nextToken = 0
     }
 
     private let state = Locked(State())
@@ -44,6 +49,27 @@ final class EventInbox<Event>: Sendable {
         let (seconds, attoseconds) = duration.components
         let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
         _ = arrival.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
+    }
+
+    /// Descriptions of the effects still running, oldest first.
+    var runningEffects: [String] {
+        state.withLock { state in state.running.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    func effectBegan(_ effect: String) -> Int {
+        state.withLock { state in
+            state.nextToken += 1
+            state.running[state.nextToken] = effect
+            return state.nextToken
+        }
+    }
+
+    func effectEnded(_ token: Int) {
+        state.withLock { state in
+            state.running[token] = nil
+            state.lastArrival = ContinuousClock.now
+        }
+        arrival.signal()
     }
 
     /// Stops accepting events and drops those waiting.

@@ -1,8 +1,9 @@
 import MobiusCore
 
 extension TestLoop {
-    /// Applies events from the effect handlers until the loop is idle: the inbox is empty and no event has arrived
-    /// for `quietPeriod`. Returns at once when no effect was dispatched since the loop was last idle.
+    /// Applies events from the effect handlers until the loop is idle: the inbox is empty, no effect routed to an
+    /// `EffectHandler`, an async route or a queue is still running, and no event has arrived for `quietPeriod`.
+    /// Returns at once when no effect was dispatched since the loop was last idle.
     ///
     /// Fails if the handlers are still sending events when `timeout` passes, naming the latest event and the
     /// effects dispatched since the loop was last idle. Blocks the calling thread; in async code use the async
@@ -79,7 +80,7 @@ extension TestLoop {
     /// should wait (and for how long at most) for more events.
     func exhaustStep(startedAt start: ContinuousClock.Instant, timeout: Duration) -> ExhaustStep {
         let deadline = start + timeout
-        let drained = applyArrivedEvents(until: deadline)
+        let drained = applyArrivedEvents(until: deadline) && inbox.runningEffects.isEmpty
         let now = ContinuousClock.now
         if drained, isSettled {
             return .idle
@@ -93,17 +94,20 @@ extension TestLoop {
         if now >= deadline {
             return .timedOut(timeoutMessage(timeout))
         }
-        return .waiting(drained ? min(quietUntil, deadline) - now : .zero)
+        if !inbox.isEmpty { return .waiting(.zero) }
+        return .waiting((drained ? min(quietUntil, deadline) : deadline) - now)
     }
 
     private func timeoutMessage(_ timeout: Duration) -> String {
         let latest = receivedEvents.last.map { String(reflecting: $0) } ?? "an event already asserted"
         let recent = effectsSinceSettled.suffix(10).joined(separator: ", ")
         let omitted = effectsSinceSettled.count > 10 ? " (last 10 of \(effectsSinceSettled.count))" : ""
+        let running = inbox.runningEffects
+        let stillRunning = running.isEmpty ? "" : "\nEffects still running: \(running.joined(separator: ", "))"
         return """
-            TestLoop.exhaust timed out after \(timeout): effect handlers were still sending events \
-            (latest: \(latest)).
-            Effects dispatched since the loop was last idle\(omitted): \(recent)
+            TestLoop.exhaust timed out after \(timeout): effect handlers were still busy \
+            (latest event: \(latest)).
+            Effects dispatched since the loop was last idle\(omitted): \(recent)\(stillRunning)
             """
     }
 }

@@ -12,8 +12,8 @@ import MobiusCore
 /// loop.finish()
 /// ```
 ///
-/// Events are applied on the test's thread, inside `send`, `exhaust`, `receive` and the assertions; effect handlers
-/// may send events from any thread or queue, and those wait in an inbox until the test calls one of these.
+/// Events are applied on the test's thread: `send` applies the test's own event; effect handlers may send events
+/// from any thread or queue, and those wait in an inbox until `exhaust`, `receive` or an assertion applies them.
 /// `finish()` reports every effect and received event the test did not assert (as does `deinit` if `finish()` was
 /// never called), then disconnects the effect handler, which disposes effects still running.
 ///
@@ -71,7 +71,10 @@ public final class TestLoop<Model, Event, Effect> {
         self.file = file
         self.line = line
         let inbox = self.inbox
-        connection = effectHandler.connect { event in inbox.post(event) }
+        // Routes connected under this observer report effects that are still running, so exhaust can wait for them.
+        connection = EffectActivity.$observer.withValue(inbox) {
+            effectHandler.connect { event in inbox.post(event) }
+        }
         dispatch(first.effects)
     }
 
@@ -98,8 +101,10 @@ public final class TestLoop<Model, Event, Effect> {
         }
     }
 
-    /// Applies `event` as if the user sent it, after any events already in the inbox, and then applies events the
-    /// effect handlers sent synchronously. Sent events are not added to `receivedEvents`.
+    /// Applies `event` as if the user sent it, and dispatches the effects it produces. Only this event: what the
+    /// effect handlers send (even synchronously) waits in the inbox for `exhaust`, `receive` or an assertion, so
+    /// `model` right after `send` never depends on how fast a handler was. Sent events are not added to
+    /// `receivedEvents`.
     ///
     /// Sending after `finish()` is a failure.
     public func send(_ event: Event, file: StaticString = #file, line: UInt = #line) {
@@ -107,9 +112,7 @@ public final class TestLoop<Model, Event, Effect> {
             failFunction("TestLoop.send(\(event)) after finish(): the loop is disconnected", file, line)
             return
         }
-        applyArrivedEvents()
         apply(event)
-        applyArrivedEvents()
     }
 
     /// Waits for the effect handlers to go quiet, then reports every effect and received event not asserted, and
@@ -169,16 +172,21 @@ public final class TestLoop<Model, Event, Effect> {
         applyArrivedEvents()
         if !dispatchedEffects.isEmpty {
             failFunction(
-                "TestLoop: \(dispatchedEffects.count) effect(s) not asserted:\n\(LineDiff.render(dispatchedEffects))",
-                file, line)
+                "TestLoop: \(dispatchedEffects.count) effect(s) not asserted:\n\(Self.list(dispatchedEffects))", file,
+                line)
         }
         if !receivedEvents.isEmpty {
             failFunction(
-                "TestLoop: \(receivedEvents.count) received event(s) not asserted:\n\(LineDiff.render(receivedEvents))",
+                "TestLoop: \(receivedEvents.count) received event(s) not asserted:\n\(Self.list(receivedEvents))",
                 file, line)
         }
         dispatchedEffects.removeAll()
         receivedEvents.removeAll()
+    }
+
+    /// One value per line, indented, as `String(reflecting:)` shows it.
+    private static func list<Value>(_ values: [Value]) -> String {
+        values.map { "  \(String(reflecting: $0))" }.joined(separator: "\n")
     }
 
     private func disconnect() {
