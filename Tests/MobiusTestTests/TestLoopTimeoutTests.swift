@@ -108,7 +108,9 @@ struct TestLoopTimeoutTests {
         loop.send(.start)
         loop.exhaust(timeout: .milliseconds(200))
         let failure = try #require(recorder.failures.first)
-        #expect(failure.message.contains("Effects still running: MobiusTestTests.TestLoopTimeoutTests.TimerEffect.startTimer"))
+        #expect(
+            failure.message.contains(
+                "Effects still running: MobiusTestTests.TestLoopTimeoutTests.TimerEffect.startTimer"))
         loop.skipEffects()
         loop.finish(timeout: .milliseconds(10))
     }
