@@ -211,7 +211,9 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
         let mailbox = box.mailbox!
 
         let viewConnections = views.map { view -> any Disposable in
-            let connection = view.connect { [weak loop] event in loop?.dispatchEvent(event) }
+            // Through the mailbox, like every other event: once stop() closes it, a late view event is dropped
+            // quietly instead of reaching a disposed loop.
+            let connection = view.connect { event in mailbox.post(event) }
             let observer = loop.addObserver(deliverToView(connection))
             return CompositeDisposable(disposables: [observer, connection])
         }

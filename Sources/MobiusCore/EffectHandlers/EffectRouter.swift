@@ -85,12 +85,28 @@ extension EffectRouter {
         let matcher = EnumCaseMatcher(embed: enumCase)
         return routeEffects(withParameters: matcher.extract)
     }
+}
 
-    /// Starts a route for a payload-less enum case of a non-`Equatable` effect type, matched by case name.
-    @inlinable public func routeCase(_ enumCase: Effect) -> _PartialEffectRouter<Effect, Void, Event> {
-        let name = EnumCaseMatcher<Effect, Void>.payloadlessName(enumCase)
-        return routeEffects(withParameters: { effect in
-            name != nil && EnumCaseMatcher<Effect, Void>.payloadlessName(effect) == name ? () : nil
-        })
+extension EffectRouter {
+    /// Connects the router for a host that has handlers of its own (the daemon's plugins and built-ins): an effect
+    /// this router has no route for is not an error here; `accept` returns `false` and the host routes it.
+    /// An effect matching several routes is still reported to `MobiusHooks`.
+    package func connectAsPartialHandler(
+        _ consumer: @escaping Consumer<Event>
+    ) -> (accept: (Effect) -> Bool, dispose: () -> Void) {
+        let connected = routes.map { $0.connect(consumer) }
+        let tag = "EffectRouter<\(Effect.self), \(Event.self)>"
+        let accept = { (effect: Effect) -> Bool in
+            let matching = connected.compactMap { $0.bind(effect) }
+            guard let run = matching.first else { return false }
+            if matching.count > 1 {
+                MobiusHooks.errorHandler(
+                    "\(tag): \(matching.count) routes (exactly one is required) for effect \(effect)")
+                return true
+            }
+            run()
+            return true
+        }
+        return (accept, { connected.forEach { $0.dispose() } })
     }
 }

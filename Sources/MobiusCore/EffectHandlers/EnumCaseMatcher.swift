@@ -37,7 +37,7 @@ import Synchronization
     }
 
     @inlinable static func caseName(_ value: Value) -> String? {
-        caseNameAndPayload(value)?.name ?? Self.payloadlessName(value)
+        caseNameAndPayload(value)?.name
     }
 
     @inlinable static func caseNameAndPayload(_ value: Value) -> (name: String, payload: Any)? {
@@ -46,12 +46,5 @@ import Synchronization
             return nil
         }
         return (label, child.value)
-    }
-
-    /// A payload-less case has no children; its description is the case name.
-    @inlinable static func payloadlessName(_ value: Value) -> String? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .enum, mirror.children.isEmpty else { return nil }
-        return String(describing: value)
     }
 }

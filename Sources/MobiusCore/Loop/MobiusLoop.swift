@@ -176,6 +176,9 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
             batch.removeAll(keepingCapacity: true)
             let more = state.withLock { state -> Bool in
                 if state.pending.isEmpty {
+                    // A dispose() that ran after the check above left releasing to us: keep the drain and let
+                    // the next round release the parts.
+                    if disposed.load(ordering: .relaxed) { return true }
                     state.draining = false
                     swap(&batch, &state.spare)
                     return false
