@@ -76,13 +76,17 @@ struct EffectRouterTests {
     @Test("a non-Equatable enum routes payload cases with routeCase and the others with routeEffects")
     func routeNonEquatable() {
         let log = Recorder<String>()
+        let isBeep = { (effect: SoundEffect) -> Void? in
+            guard case .beep = effect else { return nil }
+            return ()
+        }
+        let isChime = { (effect: SoundEffect) -> Void? in
+            guard case .chime = effect else { return nil }
+            return ()
+        }
         let router = EffectRouter<SoundEffect, String>()
-            .routeEffects(withParameters: { effect -> Void? in if case .beep = effect { return () } else { return nil }
-                })
-            .to { log.append("beep") }
-            .routeEffects(withParameters: { effect -> Void? in if case .chime = effect { return () } else { return nil }
-                })
-            .to { log.append("chime") }
+            .routeEffects(withParameters: isBeep).to { log.append("beep") }
+            .routeEffects(withParameters: isChime).to { log.append("chime") }
             .routeCase(SoundEffect.custom).to { play in play() }
 
         let (_, reports) = recordingMisuse {
