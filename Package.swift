@@ -8,11 +8,20 @@ let package = Package(
         .library(name: "MobiusCore", targets: ["MobiusCore"]),
         .library(name: "MobiusExtras", targets: ["MobiusExtras"]),
         .library(name: "MobiusTest", targets: ["MobiusTest"]),
+        .library(name: "MobiusJSON", targets: ["MobiusJSON"]),
+        .library(name: "MobiusDaemon", targets: ["MobiusDaemon"]),
+        .executable(name: "mobiusd", targets: ["mobiusd"]),
+        .executable(name: "mobiusctl", targets: ["mobiusctl"]),
     ],
     targets: [
         .target(name: "MobiusCore"),
         .target(name: "MobiusExtras", dependencies: ["MobiusCore"]),
         .target(name: "MobiusTest", dependencies: ["MobiusCore"]),
+        .target(name: "MobiusJSON"),
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .target(name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "CLinux"]),
+        .executableTarget(name: "mobiusd", dependencies: ["MobiusDaemon"]),
+        .executableTarget(name: "mobiusctl", dependencies: ["MobiusJSON"]),
         .executableTarget(
             name: "mobius-counter-demo",
             dependencies: ["MobiusCore", "MobiusExtras"],
@@ -23,13 +32,22 @@ let package = Package(
             dependencies: ["MobiusCore", "MobiusExtras"],
             path: "Benchmarks/MobiusBench"
         ),
+        .executableTarget(
+            name: "mobius-json-bench",
+            dependencies: ["MobiusJSON"],
+            path: "Benchmarks/JSONBench"
+        ),
+        .testTarget(name: "MobiusJSONTests", dependencies: ["MobiusJSON"]),
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
+        .testTarget(name: "MobiusDaemonTests", dependencies: ["MobiusDaemon", "MobiusJSON"]),
+        // Spawns the built mobiusd and mobiusctl; depends on them so `swift test` builds them first.
+        .testTarget(name: "IntegrationTests", dependencies: ["MobiusJSON", "mobiusd", "mobiusctl"]),
     ]
 )
 
 // Swift 6 language mode and strict concurrency everywhere, set in one place.
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     target.swiftSettings = settings

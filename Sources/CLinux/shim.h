@@ -1,0 +1,49 @@
+// Linux calls that Swift's Glibc module does not expose (GNU extensions and headers outside its map).
+// Only MobiusDaemon/System imports this module.
+#ifndef MOBIUSD_CLINUX_SHIM_H
+#define MOBIUSD_CLINUX_SHIM_H
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <signal.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/random.h>
+
+extern int pthread_setname_np(pthread_t thread, const char *name);
+
+static inline void mobiusd_set_thread_name(const char *name) {
+    pthread_setname_np(pthread_self(), name);
+}
+
+// accept4 and struct ucred are behind _GNU_SOURCE in glibc's headers, which the Glibc module is built without.
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+static inline int mobiusd_accept_nonblocking(int fd) {
+    return accept4(fd, (struct sockaddr *)0, (socklen_t *)0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+struct mobiusd_peer_credentials {
+    int32_t pid;
+    uint32_t uid;
+    uint32_t gid;
+};
+
+static inline int mobiusd_peer_credentials(int fd, struct mobiusd_peer_credentials *out) {
+    socklen_t length = sizeof(*out);
+    return getsockopt(fd, SOL_SOCKET, 17 /* SO_PEERCRED */, out, &length);
+}
+
+static const uint32_t MOBIUSD_EPOLLIN = EPOLLIN;
+static const uint32_t MOBIUSD_EPOLLOUT = EPOLLOUT;
+static const uint32_t MOBIUSD_EPOLLERR = EPOLLERR;
+static const uint32_t MOBIUSD_EPOLLHUP = EPOLLHUP;
+static const uint32_t MOBIUSD_EPOLLRDHUP = EPOLLRDHUP;
+static const int MOBIUSD_EPOLL_CLOEXEC = EPOLL_CLOEXEC;
+static const int MOBIUSD_EFD_FLAGS = EFD_NONBLOCK | EFD_CLOEXEC;
+static const int MOBIUSD_SFD_FLAGS = SFD_NONBLOCK | SFD_CLOEXEC;
+static const int MOBIUSD_SOCK_STREAM_CLOEXEC = SOCK_STREAM | SOCK_CLOEXEC;
+
+#endif

@@ -1,0 +1,233 @@
+import MobiusJSON
+
+/// The daemon's configuration: PROTOCOL.md section 6, read from a JSON file and overridden by flags.
+public struct DaemonConfig: Sendable {
+    /// Where the app's update comes from.
+    public enum UpdateSource: Sendable, Equatable {
+        case builtin(String)
+        case plugin(String)
+    }
+
+    /// How often the journal is flushed to stable storage.
+    public enum FsyncPolicy: String, Sendable {
+        case always, batch, never
+    }
+
+    /// One plugin (section 2).
+    public struct Plugin: Sendable {
+        public var exec: [String]
+        public var options: JSONValue = .object([:])
+        public var env: [(String, String)] = []
+        public var timeout: Double = 30
+        public var concurrency = 64
+        public var onError: JSONValue?
+        public var restart = Restart()
+    }
+
+    /// A plugin's restart policy.
+    public struct Restart: Sendable {
+        public var initialDelay: Double = 0.1
+        public var maxDelay: Double = 30
+        public var burst = 5
+        public var interval: Double = 60
+    }
+
+    /// One D-Bus event source (section 3).
+    public struct DBusSource: Sendable {
+        public var bus: String
+        public var type: String
+        public var match: [(String, String)]
+        public var event: JSONValue?
+    }
+
+    public var app: String?
+    public var model: JSONValue?
+    public var update: UpdateSource?
+    public var plugins: [(name: String, plugin: Plugin)] = []
+    public var dbus: [DBusSource] = []
+    public var socketPath: String?
+    public var socketMode: UInt32 = 0o660
+    public var socketGroup: String?
+    public var maxLineBytes = 1 << 20
+    public var maxOutputBytes = 8 << 20
+    public var maxConnections = 1024
+    public var maxConnectionsPerUser = 256
+    public var stallTimeout: Double = 30
+    public var accessRead: [String]?
+    public var accessWrite: [String]?
+    public var stateDirectory: String?
+    public var fsync: FsyncPolicy = .always
+    /// The config file it came from, if any.
+    public var file: String?
+
+    /// The built-in defaults (no file).
+    public init() {}
+
+    /// Reads a config file. Relative paths in it resolve against the file's directory.
+    public init(file: String) throws(ConfigError) {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(file)
+        } catch {
+            throw ConfigError(key: "", "cannot read the config file: \(error.reason)", file: file)
+        }
+        let value: JSONValue
+        do {
+            value = try bytes.withUnsafeBytes { try JSONValue(parsing: $0) }
+        } catch {
+            throw ConfigError(key: "", "not valid JSON: \(error)", file: file)
+        }
+        let directory = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+        let base = FileSystem.resolve(directory.isEmpty ? "/" : directory, against: FileSystem.currentDirectory())
+        do {
+            try self.init(json: value, baseDirectory: base)
+        } catch {
+            throw error.in(file)
+        }
+        self.file = file
+    }
+
+    /// Reads a config from its JSON form; relative paths resolve against `baseDirectory`.
+    public init(json: JSONValue, baseDirectory: String) throws(ConfigError) {
+        var top = try ConfigReader(json, path: "")
+        app = try top.string("app")
+        if let app, !Self.isValidAppName(app) {
+            throw ConfigError(key: "app", "must be 1-64 characters of letters, digits, '-', '_' or '.'")
+        }
+        model = top.value("model")
+        if var update = try top.section("update") {
+            let builtin = try update.string("builtin")
+            let plugin = try update.string("plugin")
+            try update.rejectUnknownKeys()
+            switch (builtin, plugin) {
+            case (let name?, nil): self.update = .builtin(name)
+            case (nil, let name?): self.update = .plugin(name)
+            default: throw ConfigError(key: "update", "must have exactly one of \"builtin\" or \"plugin\"")
+            }
+        }
+        if var pluginsSection = try top.section("plugins") {
+            for name in pluginsSection.object.keys {
+                guard var section = try pluginsSection.section(name) else { continue }
+                plugins.append((name, try Self.plugin(&section, baseDirectory: baseDirectory)))
+            }
+            try pluginsSection.rejectUnknownKeys()
+        }
+        if let sources = top.value("dbus") {
+            guard case .array(let items) = sources else { throw ConfigError(key: "dbus", "must be an array") }
+            for (index, item) in items.enumerated() {
+                var section = try ConfigReader(item, path: "dbus[\(index)]")
+                dbus.append(try Self.dbusSource(&section))
+            }
+        }
+        if var socket = try top.section("socket") {
+            socketPath = try socket.string("path").map { FileSystem.resolve($0, against: baseDirectory) }
+            if let mode = try socket.string("mode") {
+                guard mode.count >= 3, mode.count <= 4, let parsed = UInt32(mode, radix: 8), parsed <= 0o777 else {
+                    throw ConfigError(key: "socket.mode", "must be an octal string like \"0660\"")
+                }
+                socketMode = parsed
+            }
+            socketGroup = try socket.string("group")
+            maxLineBytes = try socket.integer("maxLineBytes", range: 64...(1 << 30)) ?? maxLineBytes
+            maxOutputBytes = try socket.integer("maxOutputBytes", range: 4096...(1 << 34)) ?? maxOutputBytes
+            maxConnections = try socket.integer("maxConnections", range: 1...1_000_000) ?? maxConnections
+            maxConnectionsPerUser =
+                try socket.integer("maxConnectionsPerUser", range: 1...1_000_000) ?? maxConnectionsPerUser
+            stallTimeout = try socket.seconds("stallTimeout") ?? stallTimeout
+            try socket.rejectUnknownKeys()
+        }
+        if var access = try top.section("access") {
+            accessRead = try access.strings("read")
+            accessWrite = try access.strings("write")
+            try access.rejectUnknownKeys()
+        }
+        if var state = try top.section("state") {
+            stateDirectory = try state.string("directory").map { FileSystem.resolve($0, against: baseDirectory) }
+            if let policy = try state.string("fsync") {
+                guard let parsed = FsyncPolicy(rawValue: policy) else {
+                    throw ConfigError(key: "state.fsync", "must be \"always\", \"batch\" or \"never\"")
+                }
+                fsync = parsed
+            }
+            try state.rejectUnknownKeys()
+        }
+        try top.rejectUnknownKeys()
+    }
+
+    static func isValidAppName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+            } && name != "." && name != ".."
+    }
+
+    private static func plugin(_ section: inout ConfigReader, baseDirectory: String) throws(ConfigError) -> Plugin {
+        guard let exec = try section.strings("exec"), let program = exec.first, !program.isEmpty else {
+            throw ConfigError(key: section.keyPath("exec"), "must be a non-empty array of strings (program, args…)")
+        }
+        var resolved = exec
+        // A path with a slash resolves against the config file; a bare name is looked up on PATH at start.
+        if program.contains("/") { resolved[0] = FileSystem.resolve(program, against: baseDirectory) }
+        var plugin = Plugin(exec: resolved)
+        if let options = section.value("options") {
+            guard case .object = options else {
+                throw ConfigError(key: section.keyPath("options"), "must be an object")
+            }
+            plugin.options = options
+        }
+        if var env = try section.section("env") {
+            for key in env.object.keys {
+                guard let value = try env.string(key) else { continue }
+                plugin.env.append((key, value))
+            }
+        }
+        plugin.timeout = try section.seconds("timeout") ?? plugin.timeout
+        plugin.concurrency = try section.integer("concurrency", range: 1...100_000) ?? plugin.concurrency
+        if let onError = section.value("onError") {
+            guard case .object = onError else {
+                throw ConfigError(key: section.keyPath("onError"), "must be an event template (a JSON object)")
+            }
+            plugin.onError = onError
+        }
+        if var restart = try section.section("restart") {
+            plugin.restart.initialDelay = try restart.seconds("initialDelay") ?? plugin.restart.initialDelay
+            plugin.restart.maxDelay = try restart.seconds("maxDelay") ?? plugin.restart.maxDelay
+            plugin.restart.burst = try restart.integer("burst", range: 1...1000) ?? plugin.restart.burst
+            plugin.restart.interval = try restart.seconds("interval") ?? plugin.restart.interval
+            try restart.rejectUnknownKeys()
+        }
+        try section.rejectUnknownKeys()
+        return plugin
+    }
+
+    private static let matchKeys: Set<String> = ["sender", "path", "path_namespace", "interface", "member"]
+
+    private static func dbusSource(_ section: inout ConfigReader) throws(ConfigError) -> DBusSource {
+        guard let bus = try section.string("bus") else {
+            throw ConfigError(key: section.keyPath("bus"), "is required: \"system\", \"session\" or an address")
+        }
+        guard let type = try section.string("type") else {
+            throw ConfigError(key: section.keyPath("type"), "is required: the event type to produce")
+        }
+        var match: [(String, String)] = []
+        if var matchSection = try section.section("match") {
+            for key in matchSection.object.keys {
+                let isArgument = key.hasPrefix("arg") && Int(key.dropFirst(3)).map { (0...63).contains($0) } == true
+                guard matchKeys.contains(key) || isArgument else { continue }
+                guard let value = try matchSection.string(key) else { continue }
+                match.append((key, value))
+            }
+            try matchSection.rejectUnknownKeys()
+        }
+        let event = section.value("event")
+        if let event, case .object = event {
+        } else if event != nil {
+            throw ConfigError(key: section.keyPath("event"), "must be a JSON object merged into each event")
+        }
+        try section.rejectUnknownKeys()
+        return DBusSource(bus: bus, type: type, match: match, event: event)
+    }
+}

@@ -1,0 +1,72 @@
+/// `mobiusd`'s command line (PROTOCOL.md section 6).
+public struct DaemonOptions: Sendable, Equatable {
+    public var configFile: String?
+    public var socketPath: String?
+    public var stateDirectory: String?
+    public var ephemeral = false
+    public var logLevel: String?
+    public var check = false
+    public var showVersion = false
+    public var showHelp = false
+
+    public init() {}
+
+    /// Parses arguments (without the program name). `--flag value` and `--flag=value` are both accepted.
+    public init(arguments: [String]) throws(ConfigError) {
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            var flag = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                flag = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(ConfigError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = remaining.popFirst(), !next.hasPrefix("--") else {
+                    throw ConfigError(key: flag, "needs a value")
+                }
+                return next
+            }
+            switch flag {
+            case "--config", "-c": configFile = try value()
+            case "--socket": socketPath = try value()
+            case "--state-dir": stateDirectory = try value()
+            case "--log-level": logLevel = try value()
+            case "--ephemeral": ephemeral = true
+            case "--check": check = true
+            case "--version": showVersion = true
+            case "--help", "-h": showHelp = true
+            default: throw ConfigError(key: argument, "unknown option; see mobiusd --help")
+            }
+            if inlineValue != nil && ["--ephemeral", "--check", "--version", "--help"].contains(flag) {
+                throw ConfigError(key: flag, "takes no value")
+            }
+        }
+        if let logLevel, DaemonLog.Level(name: logLevel) == nil {
+            throw ConfigError(key: "--log-level", "must be one of error, warning, notice, info, debug")
+        }
+    }
+
+    /// `mobiusd --help`.
+    public static let usage = """
+        Usage: mobiusd [--config FILE] [options]
+
+        Runs a Mobius loop as a service: events arrive as JSON lines on a Unix socket, a pure update
+        function turns them into a new model and effects, and subscribers see every model change.
+        With no --config it runs the embedded counter app.
+
+        Options:
+          --config FILE      run the app FILE describes (JSON; see docs/configuration.md)
+          --socket PATH      listen on PATH instead of the configured or default socket
+          --state-dir DIR    keep state in DIR
+          --ephemeral        keep nothing on disk
+          --log-level LEVEL  error, warning, notice, info (default) or debug
+          --check            validate the configuration (and that plugin executables exist), then exit 0 or 1
+          --version          print the version and exit
+          --help             print this help and exit
+
+        Talk to it:  echo '{"type":"increment"}' | socat - UNIX-CONNECT:SOCKET
+                     mobiusctl watch
+        """
+}

@@ -1,0 +1,112 @@
+public import MobiusCore
+public import MobiusJSON
+
+/// A Mobius app the daemon runs: a pure update and initiate over the app's own types, how those types cross the
+/// socket as JSON, and optional Swift effect handlers.
+///
+/// The JSON app (`DaemonApp.json`) uses `JSONValue` for model, events and effects; a typed Swift app
+/// (`init(name:model:update:initiate:effects:)`) uses `Codable` types. Both run as the same daemon: same socket
+/// protocol, configuration and (as they land) plugins, journal and systemd integration.
+public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
+    // @unchecked: the closures are pure functions and codecs supplied by the app, called only by the loop thread
+    // (update, initiate, encoders) or the I/O thread (event decoding), which the app's types must allow: they are
+    // values with no shared mutable state.
+
+    /// The app's name: socket and state paths, `hello` and `status` use it.
+    public let name: String
+    /// The model a fresh daemon starts from.
+    public let initialModel: Model
+    /// An event to show in the start-up banner's ready-to-paste socat line.
+    public var exampleEvent: JSONValue = ["type": "…"]
+    let update: Update<Model, Event, Effect>
+    let initiate: Initiate<Model, Effect>?
+    let effects: EffectRouter<Effect, Event>?
+    let codec: DaemonCodec<Model, Event, Effect>
+
+    init(
+        name: String,
+        initialModel: Model,
+        update: Update<Model, Event, Effect>,
+        initiate: Initiate<Model, Effect>?,
+        effects: EffectRouter<Effect, Event>?,
+        codec: DaemonCodec<Model, Event, Effect>
+    ) {
+        self.name = name
+        self.initialModel = initialModel
+        self.update = update
+        self.initiate = initiate
+        self.effects = effects
+        self.codec = codec
+    }
+
+    /// The same app under another name or starting model (the config file's `app` and `model` keys).
+    func with(name: String? = nil, initialModel: Model? = nil) -> DaemonApp {
+        var copy = DaemonApp(
+            name: name ?? self.name, initialModel: initialModel ?? self.initialModel, update: update,
+            initiate: initiate, effects: effects, codec: codec)
+        copy.exampleEvent = exampleEvent
+        return copy
+    }
+}
+
+/// How an app's types become JSON and back.
+struct DaemonCodec<Model, Event, Effect> {
+    /// Turns a client's (or plugin's) JSON event into the app's event; throwing rejects it with `InvalidEvent`.
+    let decodeEvent: (JSONValue) throws -> Event
+    let encodeEvent: (Event) -> JSONValue
+    let encodeModel: (Model) -> JSONValue
+    let decodeModel: (JSONValue) throws -> Model
+    let encodeEffect: (Effect) -> JSONValue
+}
+
+extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSONValue {
+    /// A JSON app: model, events and effects are JSON values.
+    ///
+    /// - Parameters:
+    ///   - name: the app's name.
+    ///   - model: the starting model.
+    ///   - update: the pure update function.
+    ///   - initiate: run on start-up on the (recovered) model; its effects run.
+    ///   - effects: Swift handlers for some effects; other effects go to built-ins and plugins by routing key.
+    ///   - validate: checks an event before it is queued; throwing rejects it with `InvalidEvent`, the error's
+    ///     description as the message.
+    public static func json(
+        name: String,
+        model: JSONValue,
+        update: @escaping (JSONValue, JSONValue) -> Next<JSONValue, JSONValue>,
+        initiate: Initiate<JSONValue, JSONValue>? = nil,
+        effects: EffectRouter<JSONValue, JSONValue>? = nil,
+        validate: (@Sendable (JSONValue) throws -> Void)? = nil
+    ) -> DaemonApp {
+        DaemonApp(
+            name: name, initialModel: model, update: Update(update), initiate: initiate, effects: effects,
+            codec: DaemonCodec(
+                decodeEvent: { event in
+                    try validate?(event)
+                    return event
+                },
+                encodeEvent: { $0 }, encodeModel: { $0 }, decodeModel: { $0 }, encodeEffect: { $0 }))
+    }
+}
+
+extension DaemonApp where Model: Codable, Event: Codable, Effect: Codable {
+    /// A typed Swift app over `Codable` types. Events arrive as JSON and are decoded with Swift's synthesized
+    /// `Codable` shapes (an enum case `increment` is `{"increment":{}}`); a line that does not decode gets
+    /// `InvalidEvent`. Effects the `effects` router has no route for go to built-ins and plugins by routing key.
+    public init(
+        name: String,
+        model: Model,
+        update: @escaping (Model, Event) -> Next<Model, Effect>,
+        initiate: Initiate<Model, Effect>? = nil,
+        effects: EffectRouter<Effect, Event>? = nil
+    ) {
+        self.init(
+            name: name, initialModel: model, update: Update(update), initiate: initiate, effects: effects,
+            codec: DaemonCodec(
+                decodeEvent: { try JSONValueDecoder().decode(Event.self, from: $0) },
+                encodeEvent: { (try? JSONValueEncoder().encode($0)) ?? .null },
+                encodeModel: { (try? JSONValueEncoder().encode($0)) ?? .null },
+                decodeModel: { try JSONValueDecoder().decode(Model.self, from: $0) },
+                encodeEffect: { (try? JSONValueEncoder().encode($0)) ?? .null }))
+    }
+}

@@ -1,0 +1,37 @@
+import MobiusJSON
+
+/// Builds the daemon's output lines: one compact JSON object and a newline.
+enum JSONLine {
+    /// The encoded object with members in the given order, newline-terminated.
+    static func object(_ members: [(String, JSONValue)]) -> [UInt8] {
+        var bytes = JSONValue.object(JSONObject(members)).encoded()
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
+    /// `{"ok":false,"error":{"code":C,"message":M},"line":K}` (without `line` when `line` is nil).
+    static func error(_ code: ErrorCode, _ message: String, line: Int?) -> [UInt8] {
+        var members: [(String, JSONValue)] = [
+            ("ok", false),
+            ("error", .object(JSONObject([("code", .string(code.rawValue)), ("message", .string(message))]))),
+        ]
+        if let line { members.append(("line", .number(JSONNumber(line)))) }
+        return object(members)
+    }
+}
+
+/// The error codes of PROTOCOL.md section 1.3.
+enum ErrorCode: String, Sendable {
+    case invalidJSON = "InvalidJSON"
+    case invalidEncoding = "InvalidEncoding"
+    case invalidEvent = "InvalidEvent"
+    case lineTooLong = "LineTooLong"
+    case unknownCommand = "UnknownCommand"
+    case invalidArgument = "InvalidArgument"
+    case permissionDenied = "PermissionDenied"
+    case overloaded = "Overloaded"
+    case storageFailure = "StorageFailure"
+    case shuttingDown = "ShuttingDown"
+    case unavailable = "Unavailable"
+    case `internal` = "Internal"
+}

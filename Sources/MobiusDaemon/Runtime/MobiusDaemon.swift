@@ -1,0 +1,104 @@
+import MobiusJSON
+
+/// Entry points: run an app as the daemon, with the command line and config of PROTOCOL.md section 6.
+public enum MobiusDaemon {
+    /// The daemon's version, reported by `--version`, `hello` and `status`.
+    public static let version = "0.1.0"
+
+    /// Runs a typed Swift (or JSON) app as the daemon and exits with its status.
+    ///
+    /// The app brings its own update: a config file given with `--config` may not have an `update` key.
+    public static func main<Model, Event, Effect>(
+        app: DaemonApp<Model, Event, Effect>, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) -> Never {
+        SystemProcess.exit(
+            run(arguments: arguments) { config throws(ConfigError) in
+                if config.update != nil {
+                    throw ConfigError(key: "update", "this app brings its own update function; remove the key")
+                }
+                return app
+            })
+    }
+
+    /// The `mobiusd` executable: runs the built-in app the config names (the counter without a config).
+    public static func mainWithBuiltinApps(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        SystemProcess.exit(
+            run(arguments: arguments) { config throws(ConfigError) in
+                switch config.update {
+                case nil where config.file == nil, .builtin(BuiltinApps.defaultName)?:
+                    return BuiltinApps.all[BuiltinApps.defaultName]!()
+                case .builtin(let name)?:
+                    guard let make = BuiltinApps.all[name] else {
+                        let known = BuiltinApps.all.keys.sorted().joined(separator: ", ")
+                        throw ConfigError(key: "update.builtin", "no built-in app \"\(name)\" (built in: \(known))")
+                    }
+                    return make()
+                case .plugin(let name)?:
+                    throw ConfigError(
+                        key: "update.plugin", "update plugins (\"\(name)\") are not supported by this version yet")
+                case nil:
+                    throw ConfigError(key: "update", "is required: {\"builtin\":\"counter\"} or {\"plugin\":\"NAME\"}")
+                }
+            })
+    }
+
+    /// Parses the command line and config, picks the app, and serves. Returns the exit status.
+    static func run<Model, Event, Effect>(
+        arguments: [String], app chooseApp: (DaemonConfig) throws(ConfigError) -> DaemonApp<Model, Event, Effect>
+    ) -> Int32 {
+        let options: DaemonOptions
+        do {
+            options = try DaemonOptions(arguments: arguments)
+        } catch {
+            printError("mobiusd: \(error)")
+            return 2
+        }
+        if options.showHelp {
+            printOut(DaemonOptions.usage + "\n")
+            return 0
+        }
+        if options.showVersion {
+            printOut("mobiusd \(version)\n")
+            return 0
+        }
+        let log = DaemonLog(threshold: options.logLevel.flatMap(DaemonLog.Level.init(name:)) ?? .info)
+        let setup: DaemonSetup<Model, Event, Effect>
+        do {
+            let config =
+                try options.configFile.map { path throws(ConfigError) in try DaemonConfig(file: path) }
+                ?? DaemonConfig()
+            setup = try DaemonSetup(config: config, options: options, app: chooseApp(config))
+            if options.check {
+                try setup.check()
+                printOut("mobiusd: configuration OK (app \"\(setup.app.name)\", socket \(setup.socketPath))\n")
+                return 0
+            }
+        } catch {
+            printError("mobiusd: \(error)")
+            return 1
+        }
+        do {
+            try setup.serve(log: log)
+            return 0
+        } catch let error as DaemonStartError {
+            log.error("\(error)")
+            return 1
+        } catch {
+            log.error("\(error)")
+            return 1
+        }
+    }
+
+    static func printOut(_ text: String) {
+        try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))
+    }
+
+    static func printError(_ text: String) {
+        try? FileDescriptor.standardError.writeAll(Array((text + "\n").utf8))
+    }
+}
+
+/// Why the daemon could not start serving.
+struct DaemonStartError: Error, CustomStringConvertible {
+    let description: String
+}

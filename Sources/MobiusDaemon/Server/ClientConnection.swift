@@ -1,0 +1,166 @@
+/// One client of the control socket, as the I/O thread sees it: buffered input, replies owed in request order,
+/// buffered output, and its streams.
+final class ClientConnection {
+    /// A reply owed for one request line, in line order.
+    enum Slot {
+        /// The loop will answer (the next loop reply for this connection fills the oldest such slot).
+        case awaitingLoop
+        case ready(LoopReply)
+    }
+
+    let id: ConnectionID
+    let fd: FileDescriptor
+    let peer: PeerCredentials
+    let canRead: Bool
+    let canWrite: Bool
+    var replyMode: ReplyMode = .on
+    /// Request lines consumed so far (the next line's number is this plus one).
+    var linesConsumed = 0
+
+    // Input: bytes not yet consumed are input[inputStart...].
+    var input: [UInt8] = []
+    var inputStart = 0
+    /// Where the search for the next newline resumes (absolute index into `input`).
+    var scanFrom = 0
+    var readClosed = false
+    /// The loop's inbound queue refused a request: reading waits for `.inboundSpace`.
+    var pausedForQueue = false
+    /// No more requests are read (after `quit`, `LineTooLong`, or during shutdown).
+    var closeAfterFlush = false
+
+    // Replies in request order.
+    private var slots: [Slot] = []
+    private var slotHead = 0
+    private var awaitingCursor = 0
+    private(set) var awaitingLoop = 0
+
+    // Output: bytes not yet written are output[outputStart...].
+    var output: [UInt8] = []
+    var outputStart = 0
+    /// The newest subscription line not yet moved to `output` (latest-wins).
+    var pendingModel: [UInt8]?
+    /// Trace lines dropped because the client reads too slowly.
+    var droppedTraces = 0
+    var subscribed = false
+    var monitoring = false
+    /// Monotonic time of the last write progress while output was pending.
+    var lastProgress: UInt64 = 0
+    /// The epoll interest currently registered.
+    var registered: Epoll.Events = []
+
+    init(id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, canRead: Bool, canWrite: Bool) {
+        self.id = id
+        self.fd = fd
+        self.peer = peer
+        self.canRead = canRead
+        self.canWrite = canWrite
+    }
+
+    var hasStreams: Bool { subscribed || monitoring }
+
+    var pendingOutputBytes: Int { output.count - outputStart + (pendingModel?.count ?? 0) }
+
+    /// Whether every owed reply has been written.
+    var repliesSettled: Bool { slotHead == slots.count }
+
+    // MARK: - Replies
+
+    /// Owes a reply the loop will give.
+    func expectLoopReply() {
+        slots.append(.awaitingLoop)
+        awaitingLoop += 1
+    }
+
+    /// Owes a reply that is known now.
+    func reply(_ reply: LoopReply) {
+        slots.append(.ready(reply))
+        flushSlots()
+    }
+
+    /// Fills the oldest slot waiting for the loop.
+    func loopReplied(_ reply: LoopReply) {
+        guard awaitingLoop > 0 else { return }
+        awaitingCursor = max(awaitingCursor, slotHead)
+        while case .ready = slots[awaitingCursor] { awaitingCursor += 1 }
+        slots[awaitingCursor] = .ready(reply)
+        awaitingCursor += 1
+        awaitingLoop -= 1
+        flushSlots()
+    }
+
+    /// Moves ready replies at the head, in order, into the output buffer.
+    private func flushSlots() {
+        while slotHead < slots.count, case .ready(let reply) = slots[slotHead] {
+            switch reply {
+            case .ack(let seq): ReplyText.appendAck(seq, to: &output)
+            case .line(let bytes): output.append(contentsOf: bytes)
+            case .none: break
+            }
+            slotHead += 1
+        }
+        if slotHead == slots.count {
+            slots.removeAll(keepingCapacity: slots.count < 4096)
+            slotHead = 0
+            awaitingCursor = 0
+        } else if slotHead > 1024 && slotHead * 2 > slots.count {
+            slots.removeFirst(slotHead)
+            awaitingCursor -= slotHead
+            slotHead = 0
+        }
+    }
+
+    // MARK: - Streams
+
+    /// Queues a subscription line, replacing one not yet moved to the output buffer.
+    func offerModel(_ line: [UInt8]) {
+        pendingModel = line
+    }
+
+    /// Queues a trace line unless the client is too far behind (then counts it as dropped).
+    func offerTrace(_ line: [UInt8], limit: Int) {
+        guard output.count - outputStart < limit else {
+            droppedTraces += 1
+            return
+        }
+        if droppedTraces > 0 {
+            output.append(contentsOf: ReplyText.droppedTraces(droppedTraces))
+            droppedTraces = 0
+        }
+        output.append(contentsOf: line)
+    }
+
+    // MARK: - Writing
+
+    enum WriteOutcome {
+        case drained
+        case pending
+        case failed(SystemError)
+    }
+
+    /// Writes as much buffered output as the socket takes now.
+    func write(now: UInt64) -> WriteOutcome {
+        while true {
+            if outputStart == output.count {
+                output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+                outputStart = 0
+                guard let model = pendingModel else { return .drained }
+                pendingModel = nil
+                output = model
+            }
+            let result = output.withUnsafeBytes { buffer in
+                Result { () throws(SystemError) in
+                    try fd.write(UnsafeRawBufferPointer(rebasing: buffer[outputStart...]))
+                }
+            }
+            switch result {
+            case .failure(let error):
+                return .failed(error)
+            case .success(.transferred(let count)):
+                outputStart += count
+                lastProgress = now
+            case .success(.wouldBlock), .success(.endOfFile):
+                return .pending
+            }
+        }
+    }
+}

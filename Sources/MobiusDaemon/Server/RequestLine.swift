@@ -1,0 +1,104 @@
+import MobiusJSON
+
+/// One request line, classified per PROTOCOL.md 1.2.
+enum RequestLine {
+    /// Empty or whitespace only: ignored, but counted as a line.
+    case blank
+    /// A bare JSON value: an event.
+    case event(JSONValue)
+    /// `NAME` or `NAME <argument>`; the argument is trimmed and may be empty.
+    case command(name: String, argument: ArraySlice<UInt8>)
+    /// The line cannot be used; the error reply's code and message.
+    case invalid(ErrorCode, String)
+
+    /// Whether this line is, or tries to be, an event (for `reply errors|off` and the `rejected` counter).
+    var isEventLike: Bool {
+        switch self {
+        case .event: return true
+        case .invalid(let code, _): return code == .invalidJSON || code == .invalidEncoding
+        case .command(let name, _): return name == "send"
+        case .blank: return false
+        }
+    }
+
+    /// Classifies `line` (without its `\n`; a trailing `\r` is already removed).
+    static func classify(_ line: ArraySlice<UInt8>) -> RequestLine {
+        if let problem = LineEncoding.problem(in: line) {
+            return .invalid(.invalidEncoding, problem)
+        }
+        let trimmed = line.trimmingJSONWhitespace()
+        guard let first = trimmed.first else { return .blank }
+        switch first {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return parseEvent(trimmed)
+        case UInt8(ascii: "a")...UInt8(ascii: "z"):
+            let nameEnd = trimmed.firstIndex(where: { $0 == 0x20 || $0 == 0x09 }) ?? trimmed.endIndex
+            let name = String(decoding: trimmed[trimmed.startIndex..<nameEnd], as: UTF8.self)
+            if name == "true" || name == "false" || name == "null" {
+                return parseEvent(trimmed)
+            }
+            return .command(name: name, argument: trimmed[nameEnd...].trimmingJSONWhitespace())
+        default:
+            let word = String(decoding: trimmed.prefix(32), as: UTF8.self)
+            return .invalid(.unknownCommand, "unknown command \"\(word)\"; send `help` for the list")
+        }
+    }
+
+    /// Parses a JSON value that must fill the whole slice.
+    static func parseEvent(_ bytes: ArraySlice<UInt8>) -> RequestLine {
+        do {
+            return .event(try JSONWire.parse(bytes))
+        } catch {
+            return .invalid(.invalidJSON, "invalid JSON: \(error)")
+        }
+    }
+}
+
+extension ArraySlice<UInt8> {
+    /// The slice without leading and trailing JSON whitespace (space, tab, CR, LF).
+    func trimmingJSONWhitespace() -> ArraySlice<UInt8> {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard let start = firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        let end = lastIndex(where: { !isSpace($0) })!
+        return self[start...end]
+    }
+}
+
+/// Checks request lines for what PROTOCOL.md calls `InvalidEncoding`: a NUL byte or invalid UTF-8.
+enum LineEncoding {
+    /// A message naming the first problem, or `nil` when the line is valid UTF-8 without NUL.
+    static func problem(in line: ArraySlice<UInt8>) -> String? {
+        var index = line.startIndex
+        let end = line.endIndex
+        while index < end {
+            let byte = line[index]
+            if byte == 0 { return "NUL byte at offset \(index - line.startIndex)" }
+            if byte < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            let minimum: UInt32
+            switch byte {
+            case 0xC2...0xDF: (length, minimum) = (2, 0x80)
+            case 0xE0...0xEF: (length, minimum) = (3, 0x800)
+            case 0xF0...0xF4: (length, minimum) = (4, 0x10000)
+            default: return "invalid UTF-8 at offset \(index - line.startIndex)"
+            }
+            guard end - index >= length else { return "truncated UTF-8 sequence at offset \(index - line.startIndex)" }
+            var scalar = UInt32(byte) & (0xFF >> (length + 1))
+            for continuation in line[(index + 1)..<(index + length)] {
+                guard continuation & 0xC0 == 0x80 else {
+                    return "invalid UTF-8 at offset \(index - line.startIndex)"
+                }
+                scalar = scalar << 6 | UInt32(continuation & 0x3F)
+            }
+            if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) {
+                return "invalid UTF-8 at offset \(index - line.startIndex)"
+            }
+            index += length
+        }
+        return nil
+    }
+}

@@ -1,0 +1,78 @@
+internal import Glibc
+
+/// The few file-system calls the daemon makes, with errno turned into `SystemError`.
+public enum FileSystem {
+    /// Whether anything exists at `path` (without following a final symlink).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    static func isSocket(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
+    }
+
+    /// Whether `path` is an executable regular file for this process.
+    public static func isExecutable(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+    }
+
+    /// Removes a file. The corresponding C function is `unlink`.
+    public static func remove(_ path: String) throws(SystemError) {
+        guard unlink(path) == 0 || Glibc.errno == ENOENT else { throw SystemError.current("unlink", path) }
+    }
+
+    /// Creates a directory and its missing parents with `mode`.
+    public static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(SystemError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, mode_t(mode)) != 0 && Glibc.errno != EEXIST {
+                throw SystemError.current("mkdir", prefix)
+            }
+        }
+    }
+
+    /// Sets permission bits. The corresponding C function is `chmod`.
+    public static func setMode(_ path: String, _ mode: UInt32) throws(SystemError) {
+        guard chmod(path, mode_t(mode)) == 0 else { throw SystemError.current("chmod", path) }
+    }
+
+    /// Sets the group. The corresponding C function is `chown` (owner unchanged).
+    public static func setGroup(_ path: String, _ gid: UInt32) throws(SystemError) {
+        guard chown(path, uid_t.max, gid) == 0 else { throw SystemError.current("chown", path) }
+    }
+
+    /// Reads a whole file.
+    public static func read(_ path: String) throws(SystemError) -> [UInt8] {
+        let raw = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        guard raw >= 0 else { throw SystemError.current("open", path) }
+        let fd = FileDescriptor(rawValue: raw)
+        defer { fd.close() }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let outcome = try chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in try fd.read(into: buffer) }
+            }.get()
+            switch outcome {
+            case .transferred(let count): result.append(contentsOf: chunk[0..<count])
+            case .endOfFile, .wouldBlock: return result
+            }
+        }
+    }
+
+    /// The absolute form of `path`, resolved against `directory` when relative.
+    public static func resolve(_ path: String, against directory: String) -> String {
+        path.hasPrefix("/") ? path : (directory.hasSuffix("/") ? directory + path : directory + "/" + path)
+    }
+
+    /// The current working directory.
+    public static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(cString: buffer)
+    }
+}

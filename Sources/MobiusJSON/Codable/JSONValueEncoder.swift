@@ -1,0 +1,28 @@
+/// Encodes `Encodable` values into ``JSONValue`` trees, the way Foundation's `JSONEncoder`
+/// lays them out (keyed containers become objects, unkeyed ones arrays), without text.
+///
+/// Integers are exact, `Double` keeps its shortest round-trip text, `Float` its own
+/// shortest text (`1.1` stays `1.1`). NaN and infinity cannot be encoded.
+public struct JSONValueEncoder: Sendable {
+    /// Values handed to every `Encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    /// Creates an encoder.
+    public init() {}
+
+    /// Encodes `value`.
+    ///
+    /// - Throws: `EncodingError.invalidValue` for a non-finite floating-point value or a
+    ///   value that encodes nothing at all.
+    public func encode(_ value: some Encodable) throws -> JSONValue {
+        let encoder = ValueEncoder(codingPath: [], userInfo: userInfo)
+        try value.encode(to: encoder)
+        guard let storage = encoder.storage else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "Top-level \(type(of: value)) did not encode any values."))
+        }
+        return storage.resolved()
+    }
+}

@@ -1,0 +1,1 @@
+print("mobiusctl: not built yet")
