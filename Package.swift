@@ -37,6 +37,14 @@ let package = Package(
             dependencies: ["MobiusJSON"],
             path: "Benchmarks/JSONBench"
         ),
+        .target(
+            name: "TodoApp", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
+            path: "Examples/Todo/Sources/TodoApp"),
+        .executableTarget(
+            name: "todo-daemon", dependencies: ["TodoApp", "MobiusDaemon"], path: "Examples/Todo/Sources/todo-daemon"),
+        .testTarget(
+            name: "TodoAppTests", dependencies: ["TodoApp", "MobiusTest", "MobiusCore", "MobiusJSON", "todo-daemon"],
+            path: "Examples/Todo/Tests/TodoAppTests"),
         .testTarget(name: "MobiusJSONTests", dependencies: ["MobiusJSON"]),
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),

@@ -89,6 +89,14 @@ public enum MobiusDaemon {
         }
     }
 
+    /// Writes a line to the daemon's log (stderr; the journal under systemd), for app code such as effect
+    /// handlers.
+    public static func log(_ message: String) {
+        appLog.info(message)
+    }
+
+    private static let appLog = DaemonLog(threshold: .info)
+
     static func printOut(_ text: String) {
         try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))
     }

@@ -1,0 +1,6 @@
+// The to-do example as its own daemon: `swift run todo-daemon`, then
+//   echo '{"add":{"title":"buy milk"}}' | socat - UNIX-CONNECT:$XDG_RUNTIME_DIR/mobiusd/todo.sock
+import MobiusDaemon
+import TodoApp
+
+MobiusDaemon.main(app: todoDaemonApp())
