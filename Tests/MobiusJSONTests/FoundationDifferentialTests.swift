@@ -21,7 +21,9 @@ struct FoundationDifferentialTests {
         }
     }
 
-    @Test("fuzzed documents: both accept or both reject, except the known disagreements", arguments: [11, 12, 13, 14] as [UInt64])
+    @Test(
+        "fuzzed documents: both accept or both reject, except the known disagreements",
+        arguments: [11, 12, 13, 14] as [UInt64])
     func fuzzedDocuments(seed: UInt64) throws {
         var generator = DocumentGenerator(random: SeededGenerator(seed: seed))
         var random = SeededGenerator(seed: seed &* 7919)
@@ -50,8 +52,11 @@ struct FoundationDifferentialTests {
     }
 
     private func mutate(_ bytes: inout [UInt8], using random: inout SeededGenerator) {
-        let interesting = Array(#"{}[]",:\"0123456789-+.eEtrufalsn /u"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF, 0x09]
-        let byte = Bool.random(using: &random) ? interesting.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+        let interesting =
+            Array(#"{}[]",:\"0123456789-+.eEtrufalsn /u"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF, 0x09]
+        let byte =
+            Bool.random(using: &random)
+            ? interesting.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
         let position = Int.random(in: 0...bytes.count, using: &random)
         switch Int.random(in: 0..<3, using: &random) {
         case 0 where position < bytes.count: bytes[position] = byte

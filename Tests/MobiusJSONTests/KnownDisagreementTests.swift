@@ -56,7 +56,8 @@ struct KnownDisagreementTests {
     @Test(
         "both reject lone surrogates, leading zeros, control characters, invalid UTF-8 and deep nesting",
         arguments: [
-            Array(#""\ud800""#.utf8), Array(#""\udc00x""#.utf8), Array("01".utf8), Array("\"\t\"".utf8), [0x22, 0xFF, 0x22],
+            Array(#""\ud800""#.utf8), Array(#""\udc00x""#.utf8), Array("01".utf8), Array("\"\t\"".utf8),
+            [0x22, 0xFF, 0x22],
             [0x22, 0xED, 0xA0, 0x80, 0x22], Array("NaN".utf8), Array("[1]x".utf8),
             Array((String(repeating: "[", count: 513) + String(repeating: "]", count: 513)).utf8),
         ])

@@ -33,7 +33,8 @@ struct ParserAcceptanceTests {
 
     @Test("64-bit integers are exact")
     func integerExactness() throws {
-        let value = try JSONValue(parsing: "[-9223372036854775808,9223372036854775807,18446744073709551615,9007199254740993]")
+        let value = try JSONValue(
+            parsing: "[-9223372036854775808,9223372036854775807,18446744073709551615,9007199254740993]")
         #expect(value[0]?.int64Value == Int64.min)
         #expect(value[1]?.int64Value == Int64.max)
         #expect(value[2]?.numberValue?.uint64Value == UInt64.max)

@@ -103,12 +103,16 @@ struct ParserRejectionTests {
 
     @Test("messages name the problem and the byte")
     func messages() {
-        #expect(parseResult(#"{"a":1,"b":x}"#).errorDescription == "unexpected character 'x', expected a value at byte 11")
+        #expect(
+            parseResult(#"{"a":1,"b":x}"#).errorDescription == "unexpected character 'x', expected a value at byte 11")
         #expect(parseResult([0x31, 0x20, 0xC3]).errorDescription == "invalid UTF-8 at byte 2")
         #expect(parseResult("[1]é").errorDescription == "unexpected character 'é' after the value at byte 3")
         #expect(parseResult("\"a\u{1}\"").errorDescription == "unescaped control character 0x01 in string at byte 2")
         #expect(parseResult(#""\ud800""#).errorDescription == #"lone surrogate \ud800 at byte 1"#)
         #expect(parseResult("[1,]").errorDescription == "trailing comma before ']' at byte 3")
+        #expect(parseResult("01").errorDescription == "leading zero in number at byte 0")
+        #expect(parseResult(#""\x""#).errorDescription == "invalid escape: backslash before character 'x' at byte 1")
+        #expect(parseResult("[1").errorDescription == "unexpected end of input, expected ',' or ']' at byte 2")
         let deep = String(repeating: "[", count: 100_000)
         #expect(parseResult(deep).errorDescription == "nesting deeper than 512 at byte 512")
     }

@@ -21,7 +21,12 @@ struct PointerTests {
         #expect(parsed.description == pointer)
     }
 
-    @Test("absent values", arguments: ["/nope", "/foo/2", "/foo/-", "/foo/01", "/foo/+1", "/foo/-1", "/foo/x", "/foo/0/x", "/ /x", "/foo/99999999999999999999999"])
+    @Test(
+        "absent values",
+        arguments: [
+            "/nope", "/foo/2", "/foo/-", "/foo/01", "/foo/+1", "/foo/-1", "/foo/x", "/foo/0/x", "/ /x",
+            "/foo/99999999999999999999999",
+        ])
     func absent(pointer: String) throws {
         #expect(try JSONPointer(pointer).value(in: PointerTests.document) == nil)
     }

@@ -157,7 +157,8 @@ func removingByteOrderMarks(_ value: JSONValue) -> JSONValue {
     switch value {
     case .string(let string): return .string(clean(string))
     case .array(let elements): return .array(elements.map(removingByteOrderMarks))
-    case .object(let object): return .object(JSONObject(object.map { (clean($0.key), removingByteOrderMarks($0.value)) }))
+    case .object(let object):
+        return .object(JSONObject(object.map { (clean($0.key), removingByteOrderMarks($0.value)) }))
     default: return value
     }
 }

@@ -5,9 +5,11 @@ import Testing
 struct ValueModelTests {
     @Test(
         "numbers with the same decimal value are equal and hash alike",
-        arguments: [("1", "1.0"), ("1", "1e0"), ("1", "10e-1"), ("0", "-0"), ("-0.0", "0"), ("100", "1E2"),
+        arguments: [
+            ("1", "1.0"), ("1", "1e0"), ("1", "10e-1"), ("0", "-0"), ("-0.0", "0"), ("100", "1E2"),
             ("0.1", "1e-1"), ("1e400", "10e399"), ("12345678901234567890123", "1.2345678901234567890123e22"),
-            ("-9223372036854775808", "-9223372036854775808.000")])
+            ("-9223372036854775808", "-9223372036854775808.000"),
+        ])
     func equalNumbers(lhs: String, rhs: String) throws {
         let a = try JSONValue(parsing: lhs)
         let b = try JSONValue(parsing: rhs)
@@ -17,8 +19,11 @@ struct ValueModelTests {
 
     @Test(
         "numbers with different decimal values differ",
-        arguments: [("1", "1.5"), ("0.1", "0.1000000000000000055511151231257827"), ("1e400", "1e401"),
-            ("9223372036854775807", "9223372036854775808"), ("-1", "1"), ("18446744073709551615", "1.8446744073709551615e19e")])
+        arguments: [
+            ("1", "1.5"), ("0.1", "0.1000000000000000055511151231257827"), ("1e400", "1e401"),
+            ("9223372036854775807", "9223372036854775808"), ("-1", "1"),
+            ("18446744073709551615", "1.8446744073709551615e19e"),
+        ])
     func differentNumbers(lhs: String, rhs: String) throws {
         let a = try JSONValue(parsing: lhs)
         guard let b = try? JSONValue(parsing: rhs) else { return }
@@ -29,6 +34,8 @@ struct ValueModelTests {
     func numbersFromSwift() {
         #expect(JSONNumber(0.1) == JSONNumber(literal: "0.1"))
         #expect(JSONNumber(Double.nan) == nil)
+        #expect(JSONNumber(Int64(-5)) == JSONNumber(Double(-5.0)))
+        #expect(JSONNumber(Int64(-5)).hashValue == JSONNumber(Double(-5.0))?.hashValue)
         #expect(JSONNumber(Double.infinity) == nil)
         #expect(JSONNumber(UInt64.max).literal == "18446744073709551615")
         #expect(JSONNumber(Int.min).literal == "-9223372036854775808")
@@ -39,6 +46,9 @@ struct ValueModelTests {
         #expect(JSONNumber(literal: "01") == nil)
         #expect(JSONNumber(literal: " 1") == nil)
         #expect(JSONNumber(literal: "1 ") == nil)
+        #expect(JSONNumber(literal: "") == nil)
+        #expect(JSONNumber(literal: "abc") == nil)
+        #expect(JSONNumber(literal: "-") == nil)
         let value: JSONValue = [1, 2.5, "x", nil, true, ["k": -3]]
         #expect(encodedText(value) == #"[1,2.5,"x",null,true,{"k":-3}]"#)
     }

@@ -167,7 +167,7 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
     }
 
     private func publish(into output: inout [LoopOutput]) {
-        guard !subscriptions.isEmpty else { return }
+        guard !subscriptions.isEmpty || !monitors.isEmpty else { return }
         let seqValue = JSONValue.number(JSONNumber(seq))
         let modelValue = currentModelJSON
         subscriptions.publish(seq: seq, model: modelValue) { value, connections in

@@ -18,19 +18,22 @@ final class InboundQueue<Item>: @unchecked Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// Adds `item` unless the queue is full. On `false` the caller must retry after `.inboundSpace`.
-    func offer(_ item: Item) -> Bool {
-        let wake = condition.withLock { () -> Bool? in
-            guard items.count < capacity else {
-                producerPaused = true
-                return nil
-            }
-            items.append(item)
+    /// The I/O thread: appends a batch (emptying it) and returns how many more items fit. The batch is taken
+    /// whole: the I/O thread stages at most what the previous call said fits, so the bound is exceeded only by
+    /// additions from effect handlers made in between. When the result is 0 the caller stops reading and waits for
+    /// `.inboundSpace`.
+    func offer(_ batch: inout [Item]) -> Int {
+        let (room, wake) = condition.withLock { () -> (Int, Bool) in
+            let room = max(0, capacity - items.count - batch.count)
+            if room == 0 { producerPaused = true }
+            guard !batch.isEmpty else { return (room, false) }
+            items.append(contentsOf: batch)
             defer { loopWaiting = false }
-            return loopWaiting
+            return (room, loopWaiting)
         }
-        if wake == true { condition.broadcast() }
-        return wake != nil
+        batch.removeAll(keepingCapacity: true)
+        if wake { condition.broadcast() }
+        return room
     }
 
     /// Adds `item`, waiting while the queue is full unless `overCapacity` (the loop thread's own additions).

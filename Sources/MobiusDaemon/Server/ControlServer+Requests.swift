@@ -38,7 +38,7 @@ extension ControlServer {
             return true
         }
         let ticket = ReplyTicket(connection: connection.id, line: line, mode: connection.replyMode)
-        guard loop.inbound.offer(.event(event, ticket)) else { return false }
+        guard stage(.event(event, ticket)) else { return false }
         connection.expectLoopReply()
         return true
     }
@@ -129,7 +129,7 @@ extension ControlServer {
         accepted: (ClientConnection) -> Void = { _ in }
     ) -> Bool {
         let ticket = ReplyTicket(connection: connection.id, line: line, mode: connection.replyMode)
-        guard loop.inbound.offer(.request(request, ticket)) else { return false }
+        guard stage(.request(request, ticket)) else { return false }
         connection.expectLoopReply()
         accepted(connection)
         return true

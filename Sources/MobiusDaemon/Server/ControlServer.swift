@@ -28,6 +28,10 @@ final class ControlServer<Model, Event, Effect> {
     /// Connections waiting for room in the loop's queue.
     private var pausedForQueue: [ConnectionID] = []
     private var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
+    /// Requests read this round, handed to the loop in one batch (one lock, one wake-up).
+    var staged: [LoopInput<Event>] = []
+    /// How many more requests the loop's queue takes, as of the last hand-over.
+    var roomInQueue = 0
     private var shuttingDown = false
     private var loopStopped = false
     private var lastStallCheck: UInt64 = 0
@@ -46,6 +50,23 @@ final class ControlServer<Model, Event, Effect> {
         try epoll.add(listener, events: .readable, token: Token.listener)
         try epoll.add(loop.outbound.wakeup.fd, events: .readable, token: Token.outbound)
         try epoll.add(signals.fd, events: .readable, token: Token.signals)
+        roomInQueue = loop.inbound.capacity
+    }
+
+    /// Stages a request for the loop. Returns `false` when the queue is full (the caller pauses reading).
+    func stage(_ input: LoopInput<Event>) -> Bool {
+        if roomInQueue == 0 || staged.count >= 4096 {
+            handOverStaged()
+            if roomInQueue == 0 { return false }
+        }
+        staged.append(input)
+        roomInQueue -= 1
+        return true
+    }
+
+    /// Hands the staged requests to the loop, in order.
+    func handOverStaged() {
+        roomInQueue = loop.inbound.offer(&staged)
     }
 
     /// Runs until a termination signal has been handled and the loop has stopped.
@@ -59,6 +80,7 @@ final class ControlServer<Model, Event, Effect> {
                 default: handle(events, on: token)
                 }
             }
+            handOverStaged()
             flushDirty()
             checkStalls()
         }
@@ -345,7 +367,8 @@ final class ControlServer<Model, Event, Effect> {
         stats.connections.subtract(1, ordering: .relaxed)
         dirty.remove(connection.id)
         if connection.hasStreams {
-            loop.inbound.push(.disconnected(connection.id), overCapacity: true)
+            // Never refused: one per connection, so it cannot grow the queue without bound.
+            staged.append(.disconnected(connection.id))
         }
     }
 
@@ -376,7 +399,8 @@ final class ControlServer<Model, Event, Effect> {
             answerUnreadLines(connection)
             updateInterest(connection)
         }
-        loop.inbound.push(.stop, overCapacity: true)
+        staged.append(.stop)
+        handOverStaged()
         shutdownDeadline = SystemProcess.monotonicNanoseconds() + UInt64(settings.shutdownFlushSeconds * 1e9)
     }
 

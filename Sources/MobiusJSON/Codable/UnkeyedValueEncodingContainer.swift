@@ -72,11 +72,14 @@ struct UnkeyedValueEncodingContainer: UnkeyedEncodingContainer {
         box.items.append(try encoder.encodeChild(value, at: nextKey))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let nested = ObjectBox()
         let path = codingPath + [nextKey]
         box.items.append(.object(nested))
-        return KeyedEncodingContainer(KeyedValueEncodingContainer<NestedKey>(encoder: encoder, box: nested, codingPath: path))
+        return KeyedEncodingContainer(
+            KeyedValueEncodingContainer<NestedKey>(encoder: encoder, box: nested, codingPath: path))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

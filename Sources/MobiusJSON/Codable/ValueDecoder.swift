@@ -42,10 +42,14 @@ struct ValueDecoder: Decoder {
     static func mismatch(_ type: Any.Type, found value: JSONValue, path: [any CodingKey]) -> DecodingError {
         if value.isNull {
             return DecodingError.valueNotFound(
-                type, .init(codingPath: path, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+                type,
+                .init(
+                    codingPath: path, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
         return DecodingError.typeMismatch(
-            type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(describe(value)) instead."))
+            type,
+            .init(
+                codingPath: path, debugDescription: "Expected to decode \(type) but found \(describe(value)) instead."))
     }
 
     static func describe(_ value: JSONValue) -> String {
@@ -62,7 +66,9 @@ struct ValueDecoder: Decoder {
     // MARK: Primitives
 
     func number(_ type: Any.Type) throws -> JSONNumber {
-        guard case .number(let number) = value else { throw ValueDecoder.mismatch(type, found: value, path: codingPath) }
+        guard case .number(let number) = value else {
+            throw ValueDecoder.mismatch(type, found: value, path: codingPath)
+        }
         return number
     }
 
@@ -104,7 +110,9 @@ struct ValueDecoder: Decoder {
     }
 
     func unboxBool() throws -> Bool {
-        guard case .bool(let result) = value else { throw ValueDecoder.mismatch(Bool.self, found: value, path: codingPath) }
+        guard case .bool(let result) = value else {
+            throw ValueDecoder.mismatch(Bool.self, found: value, path: codingPath)
+        }
         return result
     }
 

@@ -43,13 +43,14 @@ final class ValueEncoder: Encoder {
         return child.storage ?? .object(ObjectBox())
     }
 
-
     // MARK: Primitives
 
     static func box(_ value: Double, path: [any CodingKey]) throws -> JSONValue {
         guard let number = JSONNumber(value) else {
             throw EncodingError.invalidValue(
-                value, EncodingError.Context(codingPath: path, debugDescription: "Unable to encode Double.\(value) directly in JSON."))
+                value,
+                EncodingError.Context(
+                    codingPath: path, debugDescription: "Unable to encode Double.\(value) directly in JSON."))
         }
         return .number(number)
     }
@@ -57,7 +58,9 @@ final class ValueEncoder: Encoder {
     static func box(_ value: Float, path: [any CodingKey]) throws -> JSONValue {
         guard value.isFinite, let number = JSONNumber(literal: value.description) else {
             throw EncodingError.invalidValue(
-                value, EncodingError.Context(codingPath: path, debugDescription: "Unable to encode Float.\(value) directly in JSON."))
+                value,
+                EncodingError.Context(
+                    codingPath: path, debugDescription: "Unable to encode Float.\(value) directly in JSON."))
         }
         return .number(number)
     }

@@ -58,7 +58,7 @@ extension ParserCore {
                 return JSONNumber(storage: .int(Int64(truncatingIfNeeded: 0 &- magnitude)))
             }
         }
-        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+        let text = ParserCore.makeString(base + start, count: position - start)
         return JSONNumber(storage: .text(text))
     }
 

@@ -10,8 +10,7 @@ extension ParserCore {
         while position < count {
             let byte = base[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(
-                    decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+                let text = ParserCore.makeString(base + start, count: position - start)
                 position += 1
                 return text
             }
@@ -19,6 +18,16 @@ extension ParserCore {
             position += 1
         }
         return try parseStringSlowly(from: start)
+    }
+
+    /// A `String` from bytes already checked to be well-formed UTF-8.
+    @inline(__always)
+    static func makeString(_ start: UnsafePointer<UInt8>, count: Int) -> String {
+        if count == 0 { return "" }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            buffer.baseAddress!.initialize(from: start, count: count)
+            return count
+        }
     }
 
     private mutating func parseStringSlowly(from start: Int) throws(JSONParseError) -> String {
@@ -35,7 +44,8 @@ extension ParserCore {
                     scratch.removeAll(keepingCapacity: true)
                     escaped = true
                 }
-                scratch.append(contentsOf: UnsafeBufferPointer(start: base + segmentStart, count: position - segmentStart))
+                scratch.append(
+                    contentsOf: UnsafeBufferPointer(start: base + segmentStart, count: position - segmentStart))
                 try decodeEscape()
                 segmentStart = position
             } else if byte < 0x20 {
@@ -55,10 +65,10 @@ extension ParserCore {
         let segment = UnsafeBufferPointer(start: base + segmentStart, count: position - segmentStart)
         position += 1
         guard escaped else {
-            return String(decoding: UnsafeBufferPointer(start: base + start, count: position - 1 - start), as: UTF8.self)
+            return ParserCore.makeString(base + start, count: position - 1 - start)
         }
         scratch.append(contentsOf: segment)
-        return String(decoding: scratch, as: UTF8.self)
+        return scratch.withUnsafeBufferPointer { ParserCore.makeString($0.baseAddress!, count: $0.count) }
     }
 
     /// Decodes the escape at `position` (a backslash) into `scratch`.
@@ -81,7 +91,8 @@ extension ParserCore {
             let unit = try readHex4()
             var scalar = UInt32(unit)
             if unit >= 0xD800 && unit <= 0xDBFF {
-                guard position + 1 < count, base[position] == UInt8(ascii: "\\"), base[position + 1] == UInt8(ascii: "u")
+                guard position + 1 < count, base[position] == UInt8(ascii: "\\"),
+                    base[position + 1] == UInt8(ascii: "u")
                 else { throw loneSurrogate(unit, at: escapeOffset) }
                 position += 2
                 let low = try readHex4()
@@ -94,7 +105,8 @@ extension ParserCore {
         default:
             position -= 1
             let shown = position < count ? (subject(at: position) ?? "invalid UTF-8") : "end of input"
-            throw JSONParseError(kind: .invalidEscape, offset: escapeOffset, message: "invalid escape: backslash before \(shown)")
+            throw JSONParseError(
+                kind: .invalidEscape, offset: escapeOffset, message: "invalid escape: backslash before \(shown)")
         }
     }
 

@@ -1,8 +1,8 @@
 /// The recursive-descent parser over one contiguous buffer. One instance parses one value.
 ///
 /// Bytes are read through an unsafe pointer without bounds checks; every read is guarded by
-/// an explicit `position < count` test. Arrays and objects collect their elements on shared
-/// stacks and copy them out once, so each container costs one allocation.
+/// an explicit `position < count` test. Arrays and objects collect their elements into an
+/// array reserved for a few elements, which becomes the container's storage without a copy.
 struct ParserCore {
     let base: UnsafePointer<UInt8>
     let count: Int
@@ -11,8 +11,9 @@ struct ParserCore {
     var position = 0
     var depth = 0
     var scratch: [UInt8] = []
-    var valueStack: [JSONValue] = []
-    var memberStack: [(key: String, value: JSONValue)] = []
+
+    /// Initial element capacity of arrays and objects: small events fit without regrowing.
+    private static let initialCapacity = 8
 
     init(buffer: UnsafeRawBufferPointer, maxDepth: Int, duplicateKeys: JSONParser.DuplicateKeyPolicy) {
         if let address = buffer.baseAddress {
@@ -84,7 +85,8 @@ struct ParserCore {
     private mutating func enterContainer() throws(JSONParseError) {
         depth += 1
         if depth > maxDepth {
-            throw JSONParseError(kind: .depthLimitExceeded, offset: position, message: "nesting deeper than \(maxDepth)")
+            throw JSONParseError(
+                kind: .depthLimitExceeded, offset: position, message: "nesting deeper than \(maxDepth)")
         }
     }
 
@@ -97,14 +99,15 @@ struct ParserCore {
             depth -= 1
             return .array([])
         }
-        let mark = valueStack.count
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(ParserCore.initialCapacity)
         while true {
             skipWhitespace()
-            if position < count, base[position] == UInt8(ascii: "]"), valueStack.count > mark {
+            if position < count, base[position] == UInt8(ascii: "]"), !elements.isEmpty {
                 throw JSONParseError(kind: .unexpectedCharacter, offset: position, message: "trailing comma before ']'")
             }
             let element = try parseValue()
-            valueStack.append(element)
+            elements.append(element)
             skipWhitespace()
             guard position < count else { throw unexpected(expecting: "',' or ']'") }
             let byte = base[position]
@@ -114,8 +117,6 @@ struct ParserCore {
             position -= 1
             throw unexpected(expecting: "',' or ']'")
         }
-        let elements = Array(valueStack[mark...])
-        valueStack.removeSubrange(mark...)
         depth -= 1
         return .array(elements)
     }
@@ -129,12 +130,13 @@ struct ParserCore {
             depth -= 1
             return .object(JSONObject())
         }
-        let mark = memberStack.count
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(ParserCore.initialCapacity)
         var keyIndex: [String: Int]? = nil
         while true {
             skipWhitespace()
             guard position < count, base[position] == UInt8(ascii: "\"") else {
-                if position < count, base[position] == UInt8(ascii: "}"), memberStack.count > mark {
+                if position < count, base[position] == UInt8(ascii: "}"), !members.isEmpty {
                     throw JSONParseError(
                         kind: .unexpectedCharacter, offset: position, message: "trailing comma before '}'")
                 }
@@ -147,14 +149,14 @@ struct ParserCore {
             position += 1
             skipWhitespace()
             let value = try parseValue()
-            if let existing = findMember(key, from: mark, index: &keyIndex) {
+            if let existing = ParserCore.findMember(key, in: members, index: &keyIndex) {
                 if rejectDuplicates {
                     throw JSONParseError(kind: .duplicateKey, offset: keyOffset, message: "duplicate key \"\(key)\"")
                 }
-                memberStack[existing].value = value
+                members[existing].value = value
             } else {
-                memberStack.append((key, value))
-                keyIndex?[key] = memberStack.count - 1
+                members.append((key, value))
+                keyIndex?[key] = members.count - 1
             }
             skipWhitespace()
             guard position < count else { throw unexpected(expecting: "',' or '}'") }
@@ -165,29 +167,24 @@ struct ParserCore {
             position -= 1
             throw unexpected(expecting: "',' or '}'")
         }
-        let members = JSONObject(uniqueMembers: Array(memberStack[mark...]))
-        memberStack.removeSubrange(mark...)
         depth -= 1
-        return .object(members)
+        return .object(JSONObject(uniqueMembers: members))
     }
 
-    /// The stack position of `key` in the object being parsed; builds a hash index once the
+    /// The position of `key` among the members parsed so far; builds a hash index once the
     /// object outgrows a linear scan.
     @inline(__always)
-    private func findMember(_ key: String, from mark: Int, index: inout [String: Int]?) -> Int? {
+    private static func findMember(
+        _ key: String, in members: [(key: String, value: JSONValue)], index: inout [String: Int]?
+    ) -> Int? {
         if let index { return index[key] }
-        let members = memberStack.count - mark
-        if members > JSONObject.indexThreshold {
-            var built = [String: Int](minimumCapacity: members * 2)
-            for position in mark..<memberStack.count { built[memberStack[position].key] = position }
+        if members.count > JSONObject.indexThreshold {
+            var built = [String: Int](minimumCapacity: members.count * 2)
+            for position in members.indices { built[members[position].key] = position }
             index = built
             return built[key]
         }
-        var position = mark
-        while position < memberStack.count {
-            if memberStack[position].key == key { return position }
-            position += 1
-        }
+        for position in members.indices where members[position].key == key { return position }
         return nil
     }
 
@@ -210,7 +207,8 @@ struct ParserCore {
         guard let subject = subject(at: position) else {
             return JSONParseError(kind: .invalidUTF8, offset: position, message: "invalid UTF-8")
         }
-        return JSONParseError(kind: .trailingContent, offset: position, message: "unexpected \(subject) after the value")
+        return JSONParseError(
+            kind: .trailingContent, offset: position, message: "unexpected \(subject) after the value")
     }
 
     /// `character 'x'` or `byte 0x01` for the byte at `offset`; `nil` when it starts invalid UTF-8.

@@ -17,7 +17,8 @@ public struct JSONPointer: Sendable, Hashable {
         }
         let bytes = Array(string.utf8)
         guard bytes[0] == UInt8(ascii: "/") else {
-            throw JSONPointerError(pointer: string, offset: 0, message: "a JSON Pointer must be empty or start with '/'")
+            throw JSONPointerError(
+                pointer: string, offset: 0, message: "a JSON Pointer must be empty or start with '/'")
         }
         var tokens: [String] = []
         var current: [UInt8] = []
@@ -33,7 +34,8 @@ public struct JSONPointer: Sendable, Hashable {
                 case UInt8(ascii: "0"): current.append(UInt8(ascii: "~"))
                 case UInt8(ascii: "1"): current.append(UInt8(ascii: "/"))
                 default:
-                    throw JSONPointerError(pointer: string, offset: offset, message: "'~' must be followed by '0' or '1'")
+                    throw JSONPointerError(
+                        pointer: string, offset: offset, message: "'~' must be followed by '0' or '1'")
                 }
                 offset += 1
             } else {

@@ -54,10 +54,12 @@ public struct JSONNumber: Sendable {
     /// Creates a number from JSON number text such as `"-12.5e3"`; returns `nil` when the
     /// text is not exactly one RFC 8259 number (no whitespace, no leading `+`, no leading zeros).
     public init?(literal text: String) {
-        var bytes = Array(text.utf8)
-        let parsed: JSONNumber? = bytes.withUnsafeMutableBytes { raw in
-            var parser = ParserCore(buffer: UnsafeRawBufferPointer(raw), maxDepth: 1, duplicateKeys: .lastWins)
-            guard let number = try? parser.parseNumber(), parser.position == raw.count else { return nil }
+        let bytes = Array(text.utf8)
+        let parsed: JSONNumber? = bytes.withUnsafeBytes { raw in
+            var parser = ParserCore(buffer: raw, maxDepth: 1, duplicateKeys: .lastWins)
+            guard let first = raw.first, first == UInt8(ascii: "-") || ParserCore.isDigit(first),
+                let number = try? parser.parseNumber(), parser.position == raw.count
+            else { return nil }
             return number
         }
         guard let parsed else { return nil }

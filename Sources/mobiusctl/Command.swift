@@ -1,0 +1,83 @@
+import MobiusJSON
+
+/// A request mobiusctl sends to the daemon, and how its answer is read.
+enum Command: Equatable, Sendable {
+    /// `send JSON`: one event.
+    case send(JSONValue)
+    /// `model [--path PTR]`.
+    case model(path: String?)
+    /// `watch [--path PTR]`: `subscribe`, streamed until the daemon ends it or Ctrl-C.
+    case watch(path: String?)
+    /// `status`.
+    case status
+    /// `monitor`: live trace, streamed.
+    case monitor
+    /// `log [--since N] [--follow] [--limit K]`.
+    case log(since: UInt64?, follow: Bool, limit: UInt64?)
+    /// `hello`.
+    case hello
+    /// `ping`.
+    case ping
+
+    /// The commands the tool knows, in help order (`help` included).
+    static let names = ["send", "model", "watch", "status", "monitor", "log", "hello", "ping", "help"]
+
+    /// The command's name on mobiusctl's command line.
+    var name: String {
+        switch self {
+        case .send: return "send"
+        case .model: return "model"
+        case .watch: return "watch"
+        case .status: return "status"
+        case .monitor: return "monitor"
+        case .log: return "log"
+        case .hello: return "hello"
+        case .ping: return "ping"
+        }
+    }
+
+    /// The request line (without `\n`) in the control protocol (PROTOCOL.md 1.2).
+    var requestLine: String {
+        switch self {
+        case .send(let event): return "send " + Self.compact(event)
+        case .model(let path): return Self.withPath("model", path)
+        case .watch(let path): return Self.withPath("subscribe", path)
+        case .status: return "status"
+        case .monitor: return "monitor"
+        case .hello: return "hello"
+        case .ping: return "ping"
+        case .log(let since, let follow, let limit):
+            var members: [(String, JSONValue)] = []
+            if let since { members.append(("since", .number(JSONNumber(since)))) }
+            if follow { members.append(("follow", true)) }
+            if let limit { members.append(("limit", .number(JSONNumber(limit)))) }
+            return members.isEmpty ? "log" : "log " + Self.compact(.object(JSONObject(members)))
+        }
+    }
+
+    /// Whether items keep coming after the first reply.
+    var streams: Bool {
+        switch self {
+        case .watch, .monitor, .log: return true
+        default: return false
+        }
+    }
+
+    /// Whether Ctrl-C is the usual way to end it (then it ends quietly with exit status 0).
+    var endsByInterrupt: Bool {
+        switch self {
+        case .watch, .monitor: return true
+        case .log(_, let follow, _): return follow
+        default: return false
+        }
+    }
+
+    private static func withPath(_ name: String, _ path: String?) -> String {
+        guard let path else { return name }
+        return name + " " + compact(["path": .string(path)])
+    }
+
+    private static func compact(_ value: JSONValue) -> String {
+        String(decoding: value.encoded(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,76 @@
+import MobiusJSON
+
+/// Runs one command against the daemon: connect, write the request line, read the reply and any stream.
+struct ControlClient {
+    let command: Command
+    let socketPath: String
+    let console: Console
+
+    /// Runs the command and returns the exit status (see ``ExitStatus``).
+    func run() -> Int32 {
+        let fd: Int32
+        do {
+            fd = try Syscall.connectUnixSocket(path: socketPath)
+        } catch {
+            if Interrupt.requested { return ExitStatus.success }
+            let hint = error.suggestsNoDaemon ? " — is mobiusd running?" : ""
+            console.error("cannot connect to \(socketPath): \(error.reason)\(hint)")
+            return ExitStatus.unreachable
+        }
+        defer { Syscall.close(fd) }
+        if command.endsByInterrupt { Interrupt.install(socket: fd) }
+        do {
+            // The write end stays open: the daemon keeps streams only while we might still send.
+            try Syscall.writeAll(fd, Array((command.requestLine + "\n").utf8), socket: true)
+            return try converse(LineReader(fd: fd))
+        } catch {
+            if command.endsByInterrupt && Interrupt.requested { return ExitStatus.success }
+            let what = error.isPeerGone ? "mobiusd closed the connection" : "\(error)"
+            console.error("\(socketPath): \(what)")
+            return ExitStatus.unreachable
+        }
+    }
+
+    /// Reads lines until the reply (and for streams, their end).
+    private func converse(_ lines: LineReader) throws(SystemError) -> Int32 {
+        var lines = lines
+        var replied = false
+        while let line = try lines.nextLine() {
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+            guard let value = try? JSONValue(parsing: line), value.objectValue != nil else {
+                console.error("\(socketPath): unexpected line from mobiusd: \(String(decoding: line, as: UTF8.self))")
+                return ExitStatus.unreachable
+            }
+            if let ok = value["ok"] {
+                if !console.human { console.out(line) }
+                guard ok.boolValue == true else {
+                    console.error(HumanFormat.error(value))
+                    return ExitStatus.errorReply
+                }
+                // A stream item is never a reply, so only the first reply counts; later ones are not ours.
+                guard !replied else { continue }
+                replied = true
+                if console.human { show(HumanFormat.reply(value, for: command)) }
+                if !command.streams { return ExitStatus.success }
+                continue
+            }
+            if console.human { show(HumanFormat.item(value, for: command)) } else { console.out(line) }
+            if case .log = command, value["end"]?.boolValue == true { return ExitStatus.success }
+        }
+        if command.endsByInterrupt && Interrupt.requested { return ExitStatus.success }
+        guard replied else {
+            console.error("\(socketPath): mobiusd closed the connection before answering")
+            return ExitStatus.unreachable
+        }
+        if case .log = command {
+            console.error("\(socketPath): mobiusd closed the connection before the end of the log")
+            return ExitStatus.unreachable
+        }
+        return ExitStatus.success  // watch and monitor: the daemon ended the stream (it stopped)
+    }
+
+    private func show(_ rendering: Rendering) {
+        for line in rendering.output { console.out(line) }
+        for note in rendering.notes { console.note(note) }
+    }
+}

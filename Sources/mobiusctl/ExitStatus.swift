@@ -1,0 +1,11 @@
+/// mobiusctl's exit statuses (also in `--help` and docs/mobiusctl.md).
+enum ExitStatus {
+    /// Done, or a stream ended by the daemon or by Ctrl-C.
+    static let success: Int32 = 0
+    /// The daemon answered with an error reply.
+    static let errorReply: Int32 = 1
+    /// Bad command line, or `send` got invalid JSON.
+    static let usage: Int32 = 2
+    /// The daemon could not be reached, or closed the connection before answering.
+    static let unreachable: Int32 = 3
+}

@@ -1,0 +1,122 @@
+/// `mobiusctl --help`, each command's help, and the short usage lines shown with usage errors.
+enum HelpText {
+    static let version = "0.1.0"
+
+    static let tool = """
+        Usage: mobiusctl [--socket PATH] [--json | --human] COMMAND [OPTIONS]
+
+        Talks to a running mobiusd over its control socket.
+
+        Commands:
+          send JSON               send one event; prints its seq
+          model [--path PTR]      print the model, or the value at a JSON Pointer
+          watch [--path PTR]      print the model and each change until the daemon stops or Ctrl-C
+          status                  print the daemon's counters
+          monitor                 print a live trace of events, models and effects until Ctrl-C
+          log [--since N] [--follow] [--limit K]
+                                  print the journaled events after seq N
+          hello                   print the daemon's name, version, app and seq
+          ping                    wait until the daemon has handled everything before; print its seq
+          help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
+
+        Options (before or after the command):
+          --socket PATH   the daemon's socket; default: $MOBIUSD_SOCKET, else
+                          $XDG_RUNTIME_DIR/mobiusd/counter.sock, else /tmp/mobiusd-UID/counter.sock
+          --json          print the daemon's JSON lines as they arrive (default when stdout is not a terminal)
+          --human         print readable text even when stdout is not a terminal
+          -h, --help      print help
+          --version       print mobiusctl's version
+
+        Exit status: 0 ok; 1 the daemon answered with an error; 2 usage error or invalid JSON;
+        3 the daemon could not be reached or closed the connection before answering.
+        """
+
+    /// Help for one command, or `nil` when there is no such command.
+    static func command(_ name: String) -> String? {
+        switch name {
+        case "send":
+            return """
+                Usage: \(usage("send"))
+
+                Sends one event (any JSON value) to the loop and prints the seq it was applied as.
+                The JSON is checked here first; invalid JSON exits 2 without connecting.
+                Example: mobiusctl send '{"type":"increment"}'   prints   ok, seq 5
+                """
+        case "model":
+            return """
+                Usage: \(usage("model"))
+
+                Prints the current model (indented JSON) after a "seq N" line.
+                  --path PTR   only the value at this JSON Pointer (e.g. /items/0); null when absent
+                """
+        case "watch":
+            return """
+                Usage: \(usage("watch"))
+
+                Subscribes: prints "seq N: MODEL" for the current model, then one line per change. Slow
+                readers skip to the newest model. Runs until the daemon ends the stream (exit 0) or Ctrl-C
+                (exit 0).
+                  --path PTR   only the value at this JSON Pointer, and only when it changes
+                """
+        case "status":
+            return """
+                Usage: \(usage("status"))
+
+                Prints the daemon's status as aligned "key  value" rows (nested keys joined with dots):
+                app, seq, epoch, uptime, connections, subscribers, events.accepted, events.rejected, ...
+                """
+        case "monitor":
+            return """
+                Usage: \(usage("monitor"))
+
+                Prints one line per trace item (event, model, effect, plugin, dbus) as it happens, until the
+                daemon stops (exit 0) or Ctrl-C (exit 0).
+                """
+        case "log":
+            return """
+                Usage: \(usage("log"))
+
+                Prints "seq N  TIME  EVENT" for each journaled event after seq N (default 0), then ends.
+                  --since N    start after seq N
+                  --follow     keep printing new events until --limit is reached or Ctrl-C (exit 0)
+                  --limit K    stop after K events
+                The daemon answers Unavailable when it keeps no history; mobiusctl then exits 1.
+                """
+        case "hello":
+            return """
+                Usage: \(usage("hello"))
+
+                Prints the daemon's protocol, name, version, app, epoch and seq.
+                """
+        case "ping":
+            return """
+                Usage: \(usage("ping"))
+
+                Waits until the daemon has handled every earlier request on the connection and prints
+                "ok, seq N" (the last applied event).
+                """
+        case "help":
+            return """
+                Usage: \(usage("help"))
+
+                Prints mobiusctl's help, or a command's.
+                """
+        default:
+            return nil
+        }
+    }
+
+    /// The one-line usage of `command`, or of the tool when `nil`.
+    static func usage(_ command: String?) -> String {
+        let prefix = "mobiusctl [--socket PATH] [--json | --human]"
+        switch command {
+        case "send": return "\(prefix) send JSON"
+        case "model": return "\(prefix) model [--path PTR]"
+        case "watch": return "\(prefix) watch [--path PTR]"
+        case "log": return "\(prefix) log [--since N] [--follow] [--limit K]"
+        case "help": return "mobiusctl help [COMMAND]"
+        case let name? where Command.names.contains(name): return "\(prefix) \(name)"
+        default: return "\(prefix) COMMAND [OPTIONS]  (mobiusctl --help lists the commands)"
+        }
+    }
+}

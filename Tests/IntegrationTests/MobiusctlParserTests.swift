@@ -1,0 +1,123 @@
+import MobiusJSON
+import Testing
+
+@testable import mobiusctl
+
+/// mobiusctl's hand-written argument parser, called directly (the executable module is `@testable`).
+@Suite struct MobiusctlParserTests {
+    private func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> Invocation {
+        try Invocation.parse(arguments, environment: environment, userID: 1000)
+    }
+
+    private func usageError(_ arguments: [String]) -> UsageError? {
+        do throws(UsageError) {
+            _ = try Invocation.parse(arguments, environment: [:], userID: 1000)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(arguments: [
+        ["--socket", "/s", "ping"], ["ping", "--socket", "/s"], ["--socket=/s", "ping"], ["ping", "--socket=/s"],
+    ])
+    func socketBeforeOrAfterTheCommand(arguments: [String]) throws {
+        let invocation = try parse(arguments, environment: ["MOBIUSD_SOCKET": "/env.sock"])
+        #expect(invocation.socketPath == "/s")
+        #expect(invocation.action == .run(.ping))
+    }
+
+    @Test func socketFallsBackToEnvironmentThenRuntimeDirThenTmp() throws {
+        let both = ["MOBIUSD_SOCKET": "/env.sock", "XDG_RUNTIME_DIR": "/run/user/7"]
+        #expect(try parse(["status"], environment: both).socketPath == "/env.sock")
+        #expect(
+            try parse(["status"], environment: ["XDG_RUNTIME_DIR": "/run/user/7"]).socketPath
+                == "/run/user/7/mobiusd/counter.sock")
+        #expect(try parse(["status"]).socketPath == "/tmp/mobiusd-1000/counter.sock")
+        let empty = ["MOBIUSD_SOCKET": "", "XDG_RUNTIME_DIR": ""]
+        #expect(try parse(["status"], environment: empty).socketPath == "/tmp/mobiusd-1000/counter.sock")
+    }
+
+    @Test func outputModeFromFlagsLastOneWins() throws {
+        #expect(try parse(["status"]).output == .automatic)
+        #expect(try parse(["status", "--json"]).output == .json)
+        #expect(try parse(["--human", "status"]).output == .human)
+        #expect(try parse(["--human", "status", "--json"]).output == .json)
+    }
+
+    @Test func sendParsesTheEventAndSendsItCompactOnOneLine() throws {
+        let invocation = try parse(["send", "{\n  \"type\": \"increment\",\n  \"n\": 1.50\n}"])
+        guard case .run(let command) = invocation.action else { throw CtlTestError("not a command") }
+        #expect(command == .send(["type": "increment", "n": .number(JSONNumber(literal: "1.50")!)]))
+        #expect(command.requestLine == #"send {"type":"increment","n":1.50}"#)
+    }
+
+    @Test func negativeNumbersAndDashDashArePositional() throws {
+        #expect(try parse(["send", "-1"]).action == .run(.send(-1)))
+        #expect(try parse(["send", "--", "-2.5e3"]).action == .run(.send(.number(JSONNumber(literal: "-2.5e3")!))))
+        #expect(try parse(["--", "ping"]).action == .run(.ping))
+    }
+
+    @Test func requestLines() throws {
+        func line(_ arguments: [String]) throws -> String {
+            guard case .run(let command) = try parse(arguments).action else { throw CtlTestError("not a command") }
+            return command.requestLine
+        }
+        #expect(try line(["model"]) == "model")
+        #expect(try line(["model", "--path", "/a/0"]) == #"model {"path":"/a/0"}"#)
+        #expect(try line(["model", "--path="]) == #"model {"path":""}"#)
+        #expect(try line(["watch"]) == "subscribe")
+        #expect(try line(["watch", "--path=/x\"y"]) == #"subscribe {"path":"/x\"y"}"#)
+        #expect(try line(["log"]) == "log")
+        #expect(
+            try line(["log", "--follow", "--since", "5", "--limit=2"]) == #"log {"since":5,"follow":true,"limit":2}"#)
+        #expect(try line(["status"]) == "status")
+        #expect(try line(["monitor"]) == "monitor")
+        #expect(try line(["hello"]) == "hello")
+        #expect(try line(["ping"]) == "ping")
+    }
+
+    @Test func helpAndVersion() throws {
+        #expect(try parse(["--help"]).action == .help(nil))
+        #expect(try parse(["-h"]).action == .help(nil))
+        #expect(try parse(["send", "--help"]).action == .help("send"))
+        #expect(try parse(["--help", "watch"]).action == .help("watch"))
+        #expect(try parse(["help", "log"]).action == .help("log"))
+        #expect(try parse(["help"]).action == .help(nil))
+        #expect(try parse(["--version"]).action == .version)
+        // --help wins over problems elsewhere on the line, so it always shows how to fix them.
+        #expect(try parse(["send", "{bad", "--bogus", "--help"]).action == .help("send"))
+    }
+
+    @Test(
+        arguments: [
+            ([], "no command given", nil),
+            (["bogus"], "unknown command \"bogus\"", nil),
+            (["send"], "send needs a JSON event", "send"),
+            (["send", "{\"a\":1", "x"], "send takes one JSON event (quote it)", "send"),
+            (["status", "extra"], "status takes no argument \"extra\"", "status"),
+            (["model", "--since", "1"], "model does not take --since", "model"),
+            (["model", "--path"], "--path needs a value", "model"),
+            (["model", "--path", "--json"], "--path needs a value", "model"),
+            (["log", "--since", "x"], "--since needs a whole number ≥ 0, not \"x\"", "log"),
+            (["log", "--limit", "-1"], "--limit needs a whole number ≥ 0, not \"-1\"", "log"),
+            (["log", "--follow=yes"], "--follow takes no value", "log"),
+            (["watch", "--path", "/a", "--path", "/b"], "--path given twice", "watch"),
+            (["--json=1", "ping"], "--json takes no value", nil),
+            (["ping", "--bogus"], "unknown option --bogus", "ping"),
+            (["ping", "-x"], "unknown option -x", "ping"),
+            (["--socket=", "ping"], "--socket needs a path", nil),
+            (["help", "bogus"], "unknown command \"bogus\"", nil),
+        ] as [([String], String, String?)])
+    func usageErrors(arguments: [String], message: String, command: String?) {
+        #expect(usageError(arguments) == UsageError(message, command: command))
+    }
+
+    @Test func invalidJSONAndPointerAreUsageErrors() {
+        let json = usageError(["send", "{\"type\":}"])
+        #expect(json?.message.hasPrefix("send: invalid JSON: unexpected character '}'") == true)
+        let pointer = usageError(["watch", "--path", "a/b"])
+        #expect(
+            pointer?.message == "--path \"a/b\" is not a JSON Pointer: a JSON Pointer must be empty or start with '/'")
+    }
+}

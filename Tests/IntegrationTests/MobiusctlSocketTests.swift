@@ -1,0 +1,66 @@
+import Testing
+
+/// Which socket mobiusctl talks to, and what it says when nobody answers there.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct MobiusctlSocketTests {
+    @Test func socketOptionBeforeAfterAndWithEquals() throws {
+        let sandbox = CtlSandbox()
+        try sandbox.startDaemon()
+        let path = sandbox.socketPath
+        for arguments in [["--socket", path, "ping"], ["ping", "--socket", path], ["--socket=\(path)", "ping"]] {
+            let run = try sandbox.ctl(arguments)
+            #expect(run.exit == .exited(0), "\(arguments): \(run)")
+            #expect(run.stdout == "{\"ok\":true,\"seq\":0}\n")
+        }
+    }
+
+    @Test func environmentVariableAndItsPrecedence() throws {
+        let sandbox = CtlSandbox()
+        try sandbox.startDaemon()
+        let fromEnvironment = try sandbox.ctl(["ping"], environment: ["MOBIUSD_SOCKET": sandbox.socketPath])
+        #expect(fromEnvironment.exit == .exited(0), "\(fromEnvironment)")
+        let flagWins = try sandbox.ctl(
+            ["ping", "--socket", sandbox.socketPath], environment: ["MOBIUSD_SOCKET": "/nonexistent/x.sock"])
+        #expect(flagWins.exit == .exited(0), "\(flagWins)")
+    }
+
+    @Test func defaultSocketOfTheDefaultAppUnderXDGRuntimeDir() throws {
+        let sandbox = CtlSandbox()
+        try sandbox.startDaemon(defaultSocket: true)
+        let run = try sandbox.ctl(["hello"])
+        #expect(run.exit == .exited(0), "\(run)")
+        #expect(run.stdout.contains("\"app\":\"counter\""))
+    }
+
+    @Test func missingSocketNamesThePathAndTheReason() throws {
+        let sandbox = CtlSandbox()
+        let run = try sandbox.ctlAtSocket("status")
+        #expect(run.exit == .exited(3))
+        #expect(run.stdout.isEmpty)
+        #expect(
+            run.stderr
+                == "mobiusctl: cannot connect to \(sandbox.socketPath): No such file or directory — is mobiusd running?\n"
+        )
+        let fallback = try sandbox.ctl(["status"])
+        let expected = sandbox.environment["XDG_RUNTIME_DIR"]! + "/mobiusd/counter.sock"
+        #expect(fallback.stderr.contains("cannot connect to \(expected): No such file or directory"), "\(fallback)")
+    }
+
+    @Test func staleSocketIsConnectionRefused() throws {
+        let sandbox = CtlSandbox()
+        try sandbox.makeStaleSocket(at: sandbox.socketPath)
+        let run = try sandbox.ctlAtSocket("ping")
+        #expect(run.exit == .exited(3))
+        #expect(
+            run.stderr
+                == "mobiusctl: cannot connect to \(sandbox.socketPath): Connection refused — is mobiusd running?\n")
+    }
+
+    @Test func overlongSocketPathIsExplained() throws {
+        let sandbox = CtlSandbox()
+        let path = "/tmp/" + String(repeating: "x", count: 120)
+        let run = try sandbox.ctl(["ping", "--socket", path])
+        #expect(run.exit == .exited(3))
+        #expect(run.stderr.contains("longer than a Unix socket path may be"), "\(run)")
+    }
+}
