@@ -41,8 +41,11 @@ bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobius-bench
 	Benchmarks/run-library.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobius-bench" $(BENCH_RUNS)
 
+# The daemon with its embedded default app (the counter); it prints its socket and a socat line.
 run: deps
-	$(SWIFT) run mobius-counter-demo
+	$(SWIFT) build --product mobiusd
+	$(SWIFT) build --product mobiusctl
+	"$$($(SWIFT) build --show-bin-path)/mobiusd"
 
 clean:
 	rm -rf .build

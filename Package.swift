@@ -23,9 +23,9 @@ let package = Package(
         .executableTarget(name: "mobiusd", dependencies: ["MobiusDaemon"]),
         .executableTarget(name: "mobiusctl", dependencies: ["MobiusJSON"]),
         .executableTarget(
-            name: "mobius-counter-demo",
+            name: "counter-console",
             dependencies: ["MobiusCore", "MobiusExtras"],
-            path: "Sources/MobiusCounterDemo"
+            path: "Examples/CounterConsole"
         ),
         .executableTarget(
             name: "mobius-bench",
@@ -37,6 +37,7 @@ let package = Package(
             dependencies: ["MobiusJSON"],
             path: "Benchmarks/JSONBench"
         ),
+        .executableTarget(name: "mobiusd-bench", dependencies: ["MobiusJSON"], path: "Benchmarks/DaemonBench"),
         .target(
             name: "TodoApp", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
             path: "Examples/Todo/Sources/TodoApp"),

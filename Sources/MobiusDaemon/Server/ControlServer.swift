@@ -205,8 +205,9 @@ final class ControlServer<Model, Event, Effect> {
     /// Handles every complete line in the connection's input (and, at end of file, a final unterminated one).
     func processLines(_ connection: ClientConnection, atEndOfFile: Bool) {
         let newline = UInt8(ascii: "\n")
+        // One copy of the buffer reference for the whole batch of lines (handling a line never changes `input`).
+        let input = connection.input
         while !connection.pausedForQueue && !connection.closeAfterFlush {
-            let input = connection.input
             let start = connection.inputStart
             let searchEnd = min(input.count, start + settings.maxLineBytes + 2)
             let found = input[max(connection.scanFrom, start)..<searchEnd].firstIndex(of: newline)

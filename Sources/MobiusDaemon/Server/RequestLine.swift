@@ -69,6 +69,7 @@ extension ArraySlice<UInt8> {
 enum LineEncoding {
     /// A message naming the first problem, or `nil` when the line is valid UTF-8 without NUL.
     static func problem(in line: ArraySlice<UInt8>) -> String? {
+        if isPlainASCII(line) { return nil }
         var index = line.startIndex
         let end = line.endIndex
         while index < end {
@@ -100,5 +101,26 @@ enum LineEncoding {
             index += length
         }
         return nil
+    }
+
+    /// Whether every byte is ASCII and none is NUL, checked eight bytes at a time (the common case).
+    private static func isPlainASCII(_ line: ArraySlice<UInt8>) -> Bool {
+        line.withUnsafeBytes { raw in
+            let highBits: UInt64 = 0x8080_8080_8080_8080
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            var offset = 0
+            while offset + 8 <= raw.count {
+                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                // A set high bit is non-ASCII; (word - ones) & ~word & highBits is non-zero iff a byte is zero.
+                if word & highBits != 0 || (word &- ones) & ~word & highBits != 0 { return false }
+                offset += 8
+            }
+            while offset < raw.count {
+                let byte = raw[offset]
+                if byte == 0 || byte >= 0x80 { return false }
+                offset += 1
+            }
+            return true
+        }
     }
 }

@@ -1,4 +1,4 @@
-// The Mobius README counter as a console demo (`make run`), until the daemon exists.
+// The Mobius README counter as a console program (`swift run counter-console`): the library without the daemon.
 // Type `+` / `increment` or `-` / `decrement`, one per line; `q` or end of input quits.
 import MobiusCore
 import MobiusExtras
