@@ -65,8 +65,11 @@ public enum FileSystem {
     }
 
     /// The absolute form of `path`, resolved against `directory` when relative.
+    /// `.` components are dropped (`./plugins/x` → `DIR/plugins/x`); `..` is kept, since it may cross a symlink.
     public static func resolve(_ path: String, against directory: String) -> String {
-        path.hasPrefix("/") ? path : (directory.hasSuffix("/") ? directory + path : directory + "/" + path)
+        let joined = path.hasPrefix("/") ? path : directory + "/" + path
+        let components = joined.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return "/" + components.joined(separator: "/")
     }
 
     /// The current working directory.

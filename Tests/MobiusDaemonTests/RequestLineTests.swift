@@ -1,0 +1,104 @@
+import MobiusJSON
+import Testing
+
+@testable import MobiusDaemon
+
+@Suite("Request line classification (PROTOCOL.md 1.2)")
+struct RequestLineTests {
+    func classify(_ text: String) -> RequestLine {
+        RequestLine.classify(ArraySlice(Array(text.utf8)))
+    }
+
+    @Test(
+        "JSON values of every kind are events",
+        arguments: [#"{"type":"increment"}"#, "[1,2]", #""text""#, "-1", "0", "42.5e3", "true", "false", "null"])
+    func events(_ line: String) throws {
+        guard case .event(let value) = classify(line) else {
+            Issue.record("\(line) is not an event: \(classify(line))")
+            return
+        }
+        #expect(value == (try JSONValue(parsing: line)))
+    }
+
+    @Test("surrounding whitespace is ignored; blank lines are blank")
+    func whitespace() {
+        guard case .event = classify("  \t{\"a\":1}\t ") else {
+            Issue.record("padded event not recognised")
+            return
+        }
+        for blank in ["", "   ", "\t \r"] {
+            guard case .blank = classify(blank) else {
+                Issue.record("\"\(blank)\" is not blank")
+                return
+            }
+        }
+    }
+
+    @Test(
+        "lines that start like JSON but do not parse are InvalidJSON",
+        arguments: ["{bad", #"{"a":1} x"#, "[1,]", "-", "01", "true 1", "nullx"])
+    func invalidJSON(_ line: String) {
+        guard case .invalid(let code, let message) = classify(line) else {
+            if line == "nullx", case .command(let name, _) = classify(line), name == "nullx" { return }
+            Issue.record("\(line): \(classify(line))")
+            return
+        }
+        #expect(code == .invalidJSON, "\(line): \(message)")
+    }
+
+    @Test("other lines are UnknownCommand", arguments: ["Ping", "Infinity", "NaN", "}", "#comment"])
+    func unknown(_ line: String) {
+        guard case .invalid(let code, _) = classify(line) else {
+            Issue.record("\(line): \(classify(line))")
+            return
+        }
+        #expect(code == .unknownCommand)
+    }
+
+    @Test("commands split into a name and a trimmed argument")
+    func commands() {
+        guard case .command(let name, let argument) = classify(#"  model   {"path":"/a"}  "#) else {
+            Issue.record("not a command")
+            return
+        }
+        #expect(name == "model")
+        #expect(String(decoding: argument, as: UTF8.self) == #"{"path":"/a"}"#)
+        guard case .command("ping", let empty) = classify("ping") else {
+            Issue.record("ping is not a command")
+            return
+        }
+        #expect(empty.isEmpty)
+    }
+
+    @Test("NUL bytes and invalid UTF-8 are InvalidEncoding, with the offset")
+    func encoding() {
+        let cases: [([UInt8], String)] = [
+            (Array(#"{"a":"x"#.utf8) + [0] + Array(#""}"#.utf8), "NUL byte at offset 7"),
+            ([0x7B, 0xFF, 0x7D], "invalid UTF-8 at offset 1"),
+            ([0x22, 0xC3], "truncated UTF-8 sequence at offset 1"),
+            ([0x22, 0xE0, 0x80, 0x80, 0x22], "invalid UTF-8 at offset 1"),  // overlong
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], "invalid UTF-8 at offset 1"),  // surrogate
+        ]
+        for (bytes, expected) in cases {
+            guard case .invalid(.invalidEncoding, let message) = RequestLine.classify(ArraySlice(bytes)) else {
+                Issue.record("\(bytes) was not InvalidEncoding")
+                continue
+            }
+            #expect(message == expected)
+        }
+        guard case .event = classify(#"{"ä":"日本"}"#) else {
+            Issue.record("valid UTF-8 rejected")
+            return
+        }
+    }
+
+    @Test("event-like lines are the ones reply modes and the rejected counter apply to")
+    func eventLike() {
+        #expect(classify("{}").isEventLike)
+        #expect(classify("{bad").isEventLike)
+        #expect(classify("send {}").isEventLike)
+        #expect(!classify("model").isEventLike)
+        #expect(!classify("Ping").isEventLike)
+        #expect(!classify("").isEventLike)
+    }
+}

@@ -1,0 +1,75 @@
+import MobiusJSON
+import Testing
+
+@testable import MobiusDaemon
+
+@Suite("Runtime parts")
+struct RuntimePartsTests {
+    @Test("routing keys follow PROTOCOL.md 2.4")
+    func routingKeys() {
+        #expect(EffectRoutingKey.of("beep") == "beep")
+        #expect(EffectRoutingKey.of(["type": "mobiusd.log", "message": "x"]) == "mobiusd.log")
+        #expect(EffectRoutingKey.of(["playSound": [:]]) == "playSound")
+        #expect(EffectRoutingKey.of(["a": 1, "b": 2]) == nil)
+        #expect(EffectRoutingKey.of(["type": 1, "b": 2]) == nil)
+        #expect(EffectRoutingKey.of([1, 2]) == nil)
+    }
+
+    @Test("acks are formatted exactly, for small and large seq")
+    func acks() {
+        for seq: UInt64 in [0, 7, 10, 99, 1_000_000, .max] {
+            var output: [UInt8] = []
+            ReplyText.appendAck(seq, to: &output)
+            #expect(String(decoding: output, as: UTF8.self) == "{\"ok\":true,\"seq\":\(seq)}\n")
+        }
+    }
+
+    @Test("RFC 3339 timestamps, including leap days and the epoch")
+    func timestamps() {
+        #expect(RFC3339.format(seconds: 0, nanoseconds: 0, fractionDigits: 0) == "1970-01-01T00:00:00Z")
+        #expect(
+            RFC3339.format(seconds: 951_782_400, nanoseconds: 5_000_000, fractionDigits: 3)
+                == "2000-02-29T00:00:00.005Z")
+        #expect(RFC3339.format(seconds: 1_795_969_913, nanoseconds: 0, fractionDigits: 0) == "2026-11-29T16:31:53Z")
+    }
+
+    @Test("subscriptions: one value per distinct path, unchanged path values skipped, no repeat of the first reply")
+    func subscriptions() throws {
+        var hub = SubscriptionHub()
+        let pathA = try JSONPointer("/a")
+        let added = [
+            hub.add(1, path: nil, seq: 1, value: ["a": 1, "b": 1]), hub.add(2, path: pathA, seq: 1, value: 1),
+            hub.add(3, path: pathA, seq: 1, value: 1), hub.add(3, path: pathA, seq: 1, value: 1),
+        ]
+        #expect(added == [true, true, true, false], "re-subscribing replaces")
+        var deliveries: [(JSONValue, [ConnectionID])] = []
+        hub.publish(seq: 2, model: ["a": 1, "b": 2]) { deliveries.append(($0, $1.sorted())) }
+        #expect(deliveries.count == 1, "only the whole-model subscriber sees a change of b")
+        #expect(deliveries.first?.1 == [1])
+        deliveries.removeAll()
+        hub.publish(seq: 3, model: ["a": 5, "b": 2]) { deliveries.append(($0, $1.sorted())) }
+        #expect(deliveries.count == 2)
+        #expect(deliveries.contains { $0.0 == 5 && $0.1 == [2, 3] }, "one shared value for both /a subscribers")
+        deliveries.removeAll()
+        let addedLate = hub.add(4, path: nil, seq: 3, value: ["a": 5, "b": 2])
+        #expect(addedLate)
+        hub.publish(seq: 3, model: ["a": 5, "b": 2]) { deliveries.append(($0, $1)) }
+        #expect(deliveries.isEmpty, "a subscription already at this seq gets nothing")
+        let removed = hub.remove(4)
+        let removedAgain = hub.remove(4)
+        #expect(removed && !removedAgain)
+    }
+
+    @Test("the counter app: increments, refuses to go below 0 with a log effect, validates events")
+    func counter() throws {
+        let app = CounterApp.make()
+        let next = app.update.update(model: 0, event: ["type": "decrement"])
+        #expect(next.model == nil)
+        #expect(next.effects.first?["type"] == "mobiusd.log")
+        #expect(app.update.update(model: 2, event: ["type": "increment"]).model == 3)
+        #expect(app.update.update(model: 2, event: ["type": "decrement"]).model == 1)
+        #expect(throws: (any Error).self) { try app.codec.decodeEvent(["type": "jump"]) }
+        #expect(throws: (any Error).self) { try app.codec.decodeEvent(5) }
+        #expect(try app.codec.decodeEvent(["type": "increment"]) == ["type": "increment"])
+    }
+}
