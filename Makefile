@@ -40,6 +40,7 @@ format:
 bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobius-bench
 	Benchmarks/run-library.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobius-bench" $(BENCH_RUNS)
+	SWIFT=$(SWIFT) Benchmarks/run-daemon.sh $(BENCH_RUNS)
 
 # The daemon with its embedded default app (the counter); it prints its socket and a socat line.
 run: deps

@@ -88,8 +88,7 @@ struct MobiusctlStreamTests {
         #expect(human.stderr == "monitoring from seq 0; Ctrl-C to stop\n")
     }
 
-    /// PROTOCOL.md 1.2: `monitor` streams model traces too. Today's daemon emits them only while some connection
-    /// is subscribed (`DaemonLoop.publish` returns early without subscriptions); remove `withKnownIssue` when fixed.
+    /// PROTOCOL.md 1.2: `monitor` streams model traces too, whether or not anyone is subscribed.
     @Test func monitorShowsModelTracesWithoutSubscribers() throws {
         let sandbox = CtlSandbox()
         try sandbox.startDaemon()
@@ -98,9 +97,7 @@ struct MobiusctlStreamTests {
         _ = try sandbox.ctlAtSocket("send", #"{"type":"increment"}"#)
         try monitor.waitForOutput(#""trace":"event""#)
         _ = try sandbox.ctlAtSocket("ping")  // the trace of seq 1's pass has been written by now
-        withKnownIssue("mobiusd sends no model trace when nobody subscribes") {
-            try monitor.waitForOutput(#"{"trace":"model","seq":1,"model":1}"#, timeout: .seconds(1))
-        }
+        try monitor.waitForOutput(#"{"trace":"model","seq":1,"model":1}"#, timeout: .seconds(5))
         monitor.send(SIGINT)
         #expect(try monitor.wait() == .exited(0))
     }

@@ -38,17 +38,18 @@ struct RequestLineTests {
         "lines that start like JSON but do not parse are InvalidJSON",
         arguments: ["{bad", #"{"a":1} x"#, "[1,]", "-", "01", "true 1", "nullx"])
     func invalidJSON(_ line: String) {
-        guard case .invalid(let code, let message) = classify(line) else {
+        guard case .invalid(let code, let message, let eventLike) = classify(line) else {
             if line == "nullx", case .command(let name, _) = classify(line), name == "nullx" { return }
             Issue.record("\(line): \(classify(line))")
             return
         }
         #expect(code == .invalidJSON, "\(line): \(message)")
+        #expect(eventLike)
     }
 
     @Test("other lines are UnknownCommand", arguments: ["Ping", "Infinity", "NaN", "}", "#comment"])
     func unknown(_ line: String) {
-        guard case .invalid(let code, _) = classify(line) else {
+        guard case .invalid(let code, _, false) = classify(line) else {
             Issue.record("\(line): \(classify(line))")
             return
         }
@@ -80,7 +81,7 @@ struct RequestLineTests {
             ([0x22, 0xED, 0xA0, 0x80, 0x22], "invalid UTF-8 at offset 1"),  // surrogate
         ]
         for (bytes, expected) in cases {
-            guard case .invalid(.invalidEncoding, let message) = RequestLine.classify(ArraySlice(bytes)) else {
+            guard case .invalid(.invalidEncoding, let message, true) = RequestLine.classify(ArraySlice(bytes)) else {
                 Issue.record("\(bytes) was not InvalidEncoding")
                 continue
             }
@@ -88,6 +89,21 @@ struct RequestLineTests {
         }
         guard case .event = classify(#"{"ä":"日本"}"#) else {
             Issue.record("valid UTF-8 rejected")
+            return
+        }
+    }
+
+    @Test("a command line with bad encoding is still a command: reply off does not silence it")
+    func badEncodingCommand() {
+        guard
+            case .invalid(.invalidEncoding, _, false) = RequestLine.classify(ArraySlice(Array("model ".utf8) + [0xFF]))
+        else {
+            Issue.record("a command with invalid UTF-8 was taken for an event")
+            return
+        }
+        guard case .invalid(.invalidEncoding, _, true) = RequestLine.classify(ArraySlice(Array("send ".utf8) + [0]))
+        else {
+            Issue.record("send with a NUL byte is event-like")
             return
         }
     }

@@ -6,7 +6,8 @@ import MobiusJSON
 public enum BuiltinApps {
     /// Every built-in app by name.
     public static let all: [String: @Sendable () -> DaemonApp<JSONValue, JSONValue, JSONValue>] = [
-        "counter": CounterApp.make
+        "counter": CounterApp.make,
+        "store": StoreApp.make,
     ]
 
     /// The app `mobiusd` runs without a config file.

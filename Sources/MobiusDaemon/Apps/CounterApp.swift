@@ -9,7 +9,8 @@ import MobiusJSON
 public enum CounterApp {
     /// The counter under its default name, `counter`.
     public static func make() -> DaemonApp<JSONValue, JSONValue, JSONValue> {
-        var app = DaemonApp.json(name: "counter", model: 0, update: update, validate: validate)
+        var app = DaemonApp.json(
+            name: "counter", model: 0, update: update, validate: validate, validateModel: validateModel)
         app.exampleEvent = ["type": "increment"]
         return app
     }
@@ -33,8 +34,14 @@ public enum CounterApp {
         }
     }
 
-    struct UnknownEvent: Error, CustomStringConvertible {
+    struct Invalid: Error, CustomStringConvertible {
         let description: String
+    }
+
+    @Sendable static func validateModel(_ model: JSONValue) throws {
+        guard model.int64Value != nil else {
+            throw Invalid(description: "the counter's model is an integer")
+        }
     }
 
     @Sendable static func validate(_ event: JSONValue) throws {
@@ -42,7 +49,7 @@ public enum CounterApp {
         case "increment", "decrement":
             return
         default:
-            throw UnknownEvent(
+            throw Invalid(
                 description: "the counter takes {\"type\":\"increment\"} or {\"type\":\"decrement\"}")
         }
     }

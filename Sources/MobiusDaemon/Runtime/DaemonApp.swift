@@ -70,13 +70,16 @@ extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSON
     ///   - effects: Swift handlers for some effects; other effects go to built-ins and plugins by routing key.
     ///   - validate: checks an event before it is queued; throwing rejects it with `InvalidEvent`, the error's
     ///     description as the message.
+    ///   - validateModel: checks a starting model from the config file (`model`); throwing fails start-up and
+    ///     `--check`, naming the key.
     public static func json(
         name: String,
         model: JSONValue,
         update: @escaping (JSONValue, JSONValue) -> Next<JSONValue, JSONValue>,
         initiate: Initiate<JSONValue, JSONValue>? = nil,
         effects: EffectRouter<JSONValue, JSONValue>? = nil,
-        validate: (@Sendable (JSONValue) throws -> Void)? = nil
+        validate: (@Sendable (JSONValue) throws -> Void)? = nil,
+        validateModel: (@Sendable (JSONValue) throws -> Void)? = nil
     ) -> DaemonApp {
         DaemonApp(
             name: name, initialModel: model, update: Update(update), initiate: initiate, effects: effects,
@@ -85,7 +88,12 @@ extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSON
                     try validate?(event)
                     return event
                 },
-                encodeEvent: { $0 }, encodeModel: { $0 }, decodeModel: { $0 }, encodeEffect: { $0 }))
+                encodeEvent: { $0 }, encodeModel: { $0 },
+                decodeModel: { model in
+                    try validateModel?(model)
+                    return model
+                },
+                encodeEffect: { $0 }))
     }
 }
 

@@ -82,6 +82,8 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
                     apply(event, ticket: ticket, effects: &effects, modelChanged: &modelChanged, output: &output)
                 case .request(let request, let ticket):
                     output.append(.reply(ticket.connection, answer(request, ticket: ticket)))
+                case .rejected:
+                    stats.countRejected()
                 case .disconnected(let connection):
                     if subscriptions.remove(connection) { subscriberCount.subtract(1, ordering: .relaxed) }
                     monitors.remove(connection)

@@ -36,6 +36,8 @@ enum LoopInput<Event> {
     /// An event; `ticket` is set when a client is owed a reply.
     case event(Event, ReplyTicket?)
     case request(LoopRequest, ReplyTicket)
+    /// A line that was or tried to be an event was refused (counted in `status` in order with the rest).
+    case rejected
     /// The connection is gone: drop its subscriptions and monitors.
     case disconnected(ConnectionID)
     /// Finish the pass and stop.

@@ -15,9 +15,8 @@ extension ControlServer {
             return true
         case .event(let value):
             return submitEvent(value, on: connection, line: number)
-        case .invalid(let code, let message):
-            fail(connection, code, message, line: number, eventLike: request.isEventLike)
-            return true
+        case .invalid(let code, let message, let eventLike):
+            return fail(connection, code, message, line: number, eventLike: eventLike)
         case .command(let name, let argument):
             return handleCommand(name, argument: argument, on: connection, line: number)
         }
@@ -25,17 +24,16 @@ extension ControlServer {
 
     private func submitEvent(_ value: JSONValue, on connection: ClientConnection, line: Int) -> Bool {
         guard connection.canWrite else {
-            fail(
+            return fail(
                 connection, .permissionDenied, "uid \(connection.peer.uid) may not send events (access.write)",
                 line: line, eventLike: true)
-            return true
         }
         let event: Event
         do {
             event = try loop.app.codec.decodeEvent(value)
         } catch {
-            fail(connection, .invalidEvent, "the app rejected the event: \(error)", line: line, eventLike: true)
-            return true
+            return fail(
+                connection, .invalidEvent, "the app rejected the event: \(error)", line: line, eventLike: true)
         }
         let ticket = ReplyTicket(connection: connection.id, line: line, mode: connection.replyMode)
         guard stage(.event(event, ticket)) else { return false }
@@ -52,15 +50,15 @@ extension ControlServer {
         }
         if name == "send" {
             guard !argument.isEmpty else {
-                fail(connection, .invalidArgument, "send needs a JSON event: send {\"type\":\"…\"}", line: line)
-                return true
+                return fail(
+                    connection, .invalidArgument, "send needs a JSON event: send {\"type\":\"…\"}", line: line,
+                    eventLike: true)
             }
             switch RequestLine.parseEvent(argument) {
             case .event(let value):
                 return submitEvent(value, on: connection, line: line)
-            case .invalid(let code, let message):
-                fail(connection, code, message, line: line, eventLike: true)
-                return true
+            case .invalid(let code, let message, _):
+                return fail(connection, code, message, line: line, eventLike: true)
             default:
                 return true
             }
@@ -135,15 +133,20 @@ extension ControlServer {
         return true
     }
 
-    /// Replies with an error; for event-like lines honours `reply errors|off` and counts the rejection.
-    func fail(_ connection: ClientConnection, _ code: ErrorCode, _ message: String, line: Int, eventLike: Bool = false)
-    {
-        if eventLike { stats.countRejected() }
-        if eventLike && connection.replyMode == .off {
-            return
+    /// Replies with an error; for event-like lines honours `reply errors|off` and counts the rejection, in order
+    /// with the connection's other requests (a `.rejected` mark goes through the loop's queue, so a `status`
+    /// counts exactly the rejections before it). Returns `false` when the queue is full and the line must wait.
+    @discardableResult
+    func fail(
+        _ connection: ClientConnection, _ code: ErrorCode, _ message: String, line: Int, eventLike: Bool = false
+    ) -> Bool {
+        if eventLike {
+            guard stage(.rejected) else { return false }
+            if connection.replyMode == .off { return true }
         }
         connection.reply(.line(JSONLine.error(code, message, line: line)))
         dirty.insert(connection.id)
+        return true
     }
 
     // MARK: - Arguments

@@ -247,7 +247,7 @@ final class ControlServer<Model, Event, Effect> {
     private func lineTooLong(_ connection: ClientConnection) {
         let number = connection.linesConsumed + 1
         connection.linesConsumed += 1
-        stats.countRejected()
+        staged.append(.rejected)  // once per connection: it is closed after this
         connection.reply(
             .line(
                 JSONLine.error(

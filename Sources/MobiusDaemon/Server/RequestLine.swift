@@ -8,14 +8,15 @@ enum RequestLine {
     case event(JSONValue)
     /// `NAME` or `NAME <argument>`; the argument is trimmed and may be empty.
     case command(name: String, argument: ArraySlice<UInt8>)
-    /// The line cannot be used; the error reply's code and message.
-    case invalid(ErrorCode, String)
+    /// The line cannot be used: the error reply's code and message, and whether the line tried to be an event
+    /// (it starts like JSON, or is `send …`).
+    case invalid(ErrorCode, String, eventLike: Bool)
 
     /// Whether this line is, or tries to be, an event (for `reply errors|off` and the `rejected` counter).
     var isEventLike: Bool {
         switch self {
         case .event: return true
-        case .invalid(let code, _): return code == .invalidJSON || code == .invalidEncoding
+        case .invalid(_, _, let eventLike): return eventLike
         case .command(let name, _): return name == "send"
         case .blank: return false
         }
@@ -24,7 +25,7 @@ enum RequestLine {
     /// Classifies `line` (without its `\n`; a trailing `\r` is already removed).
     static func classify(_ line: ArraySlice<UInt8>) -> RequestLine {
         if let problem = LineEncoding.problem(in: line) {
-            return .invalid(.invalidEncoding, problem)
+            return .invalid(.invalidEncoding, problem, eventLike: looksLikeEvent(line.trimmingJSONWhitespace()))
         }
         let trimmed = line.trimmingJSONWhitespace()
         guard let first = trimmed.first else { return .blank }
@@ -41,7 +42,7 @@ enum RequestLine {
             return .command(name: name, argument: trimmed[nameEnd...].trimmingJSONWhitespace())
         default:
             let word = String(decoding: trimmed.prefix(32), as: UTF8.self)
-            return .invalid(.unknownCommand, "unknown command \"\(word)\"; send `help` for the list")
+            return .invalid(.unknownCommand, "unknown command \"\(word)\"; send `help` for the list", eventLike: false)
         }
     }
 
@@ -50,7 +51,22 @@ enum RequestLine {
         do {
             return .event(try JSONWire.parse(bytes))
         } catch {
-            return .invalid(.invalidJSON, "invalid JSON: \(error)")
+            return .invalid(.invalidJSON, "invalid JSON: \(error)", eventLike: true)
+        }
+    }
+
+    /// Whether a line (valid or not) starts like an event: JSON's first bytes, a JSON literal, or `send`.
+    static func looksLikeEvent(_ trimmed: ArraySlice<UInt8>) -> Bool {
+        guard let first = trimmed.first else { return false }
+        switch first {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"):
+            let word = trimmed.prefix { $0 != 0x20 && $0 != 0x09 }
+            return ["true", "false", "null", "send"].contains { Array($0.utf8)[...] == word }
+        default:
+            return false
         }
     }
 }

@@ -1,0 +1,53 @@
+/// `mobiusd-bench`'s command line.
+struct BenchOptions {
+    var mobiusd: String
+    var redisServer = "redis-server"
+    var runs = 5
+    var events = 1_000_000
+    var roundTrips = 50_000
+    var subscribers = 1000
+    var fanOutEvents = 200
+    /// Profile mode: run only this mobiusd scenario, `runs` times, after writing mobiusd's pid to `pidFile`.
+    var profile: String?
+    var pidFile: String?
+
+    static let usage = """
+        Usage: mobiusd-bench [--mobiusd PATH] [--redis-server PATH] [--runs N] [--events N] [--round-trips N]
+                             [--subscribers N] [--fan-out-events N] [--profile SCENARIO --pid-file PATH]
+        Starts its own mobiusd (default: next to this binary) and redis-server on Unix sockets in a temp dir and
+        measures both with the same load generator. Profile SCENARIO: ingest-off, ingest-on, round-trip, fan-out.
+        """
+
+    init(arguments: [String]) throws(BenchError) {
+        let program = arguments.first ?? "mobiusd-bench"
+        let directory = program.contains("/") ? String(program[..<program.lastIndex(of: "/")!]) : "."
+        mobiusd = directory + "/mobiusd"
+        var remaining = arguments.dropFirst()
+        while let flag = remaining.popFirst() {
+            func value() throws(BenchError) -> String {
+                guard let next = remaining.popFirst() else { throw BenchError("\(flag) needs a value\n\(Self.usage)") }
+                return next
+            }
+            func count() throws(BenchError) -> Int {
+                let text = try value()
+                guard let number = Int(text.filter { $0 != "_" }), number > 0 else {
+                    throw BenchError("\(flag) needs a positive integer, got \(text)")
+                }
+                return number
+            }
+            switch flag {
+            case "--mobiusd": mobiusd = try value()
+            case "--redis-server": redisServer = try value()
+            case "--runs": runs = try count()
+            case "--events": events = try count()
+            case "--round-trips": roundTrips = try count()
+            case "--subscribers": subscribers = try count()
+            case "--fan-out-events": fanOutEvents = try count()
+            case "--profile": profile = try value()
+            case "--pid-file": pidFile = try value()
+            case "--help", "-h": throw BenchError(Self.usage)
+            default: throw BenchError("unknown option \(flag)\n\(Self.usage)")
+            }
+        }
+    }
+}

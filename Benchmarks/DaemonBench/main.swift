@@ -1,0 +1,18 @@
+// mobiusd-bench: the daemon benchmarks (DESIGN.md performance targets), mobiusd and redis-server side by side in
+// one run with one load generator. See README.md for the scenarios and Benchmarks/run-daemon.sh for how to run it.
+import Glibc
+
+signal(SIGPIPE, SIG_IGN)
+do {
+    let options = try BenchOptions(arguments: CommandLine.arguments)
+    let bench = try DaemonBench(options: options)
+    defer { bench.removeTemporaryFiles() }
+    if let scenario = options.profile {
+        try bench.profile(scenario)
+    } else {
+        try bench.run()
+    }
+} catch {
+    StandardError.write("mobiusd-bench: \(error)\n")
+    exit(1)
+}

@@ -1,0 +1,73 @@
+import Glibc
+import Testing
+
+/// Traffic patterns and waiting helpers shared by the daemon integration tests.
+enum DaemonTraffic {
+    static let incrementLine = Array(#"{"type":"increment"}"#.utf8) + [0x0A]
+
+    /// `count` increment lines as one byte buffer.
+    static func increments(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count * incrementLine.count)
+        for _ in 0..<count { bytes.append(contentsOf: incrementLine) }
+        return bytes
+    }
+
+    /// Sends `count` increments in batches of `batch`, reading each batch's acks before the next (so the sender
+    /// never builds up more than one batch of replies). Throws on any reply that is not an ack. Returns the
+    /// last seq and the slowest batch round trip.
+    @discardableResult
+    static func sendIncrements(
+        _ count: Int, on client: DaemonLineClient, batch: Int, replyTimeout: Duration = .seconds(10)
+    ) throws -> (lastSeq: Int64, slowestBatch: Duration) {
+        var sent = 0
+        var lastSeq: Int64 = 0
+        var slowest = Duration.zero
+        let chunk = increments(batch)
+        while sent < count {
+            let size = min(batch, count - sent)
+            let started = ContinuousClock.now
+            try client.sendRaw(size == batch ? chunk : Array(chunk[0..<(size * incrementLine.count)]))
+            for _ in 0..<size {
+                let reply = try client.readReply(timeout: replyTimeout)
+                guard reply.isAck, let seq = reply.seq, seq > lastSeq else {
+                    throw DaemonTestError("expected an ack after seq \(lastSeq), got \(reply)")
+                }
+                lastSeq = seq
+            }
+            slowest = max(slowest, ContinuousClock.now - started)
+            sent += size
+        }
+        return (lastSeq, slowest)
+    }
+
+    /// Polls `condition` until it holds; throws with `what` after `timeout`. For state that settles
+    /// asynchronously (a close the daemon has not processed yet), never as a fixed sleep.
+    static func eventually(
+        _ what: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+    ) throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if try condition() { return }
+            if ContinuousClock.now >= deadline { throw DaemonTestError("timed out after \(timeout): \(what)") }
+            usleep(5_000)
+        }
+    }
+
+    /// Raises this process's open-file soft limit to at least `needed` (up to the hard limit). Spawned daemons
+    /// inherit it.
+    static func raiseOpenFileLimit(to needed: Int) throws {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            throw DaemonTestError("getrlimit: \(String(cString: strerror(errno)))")
+        }
+        guard limit.rlim_cur < rlim_t(needed) else { return }
+        guard limit.rlim_max >= rlim_t(needed) else {
+            throw DaemonTestError("RLIMIT_NOFILE hard limit \(limit.rlim_max) is below the \(needed) this test needs")
+        }
+        limit.rlim_cur = limit.rlim_max
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            throw DaemonTestError("setrlimit: \(String(cString: strerror(errno)))")
+        }
+    }
+}
