@@ -15,6 +15,7 @@ import Synchronization
 final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
     // @unchecked: everything mutable below is touched only by the loop thread (inside `run`), except `inbound`,
     // `outbound` and `stats`, which are thread-safe.
+    // The loop-thread state below skips runtime exclusivity checks: only `run` and the methods it calls touch it.
 
     let app: DaemonApp<Model, Event, Effect>
     let inbound: InboundQueue<LoopInput<Event>>
@@ -24,12 +25,12 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
     let epoch: String
     let version: String
 
-    private var model: Model
-    private var seq: UInt64 = 0
+    @exclusivity(unchecked) private var model: Model
+    @exclusivity(unchecked) private var seq: UInt64 = 0
     /// The JSON form of `model`, computed at most once per model.
-    private var modelJSON: JSONValue?
-    private var subscriptions = SubscriptionHub()
-    private var monitors: Set<ConnectionID> = []
+    @exclusivity(unchecked) private var modelJSON: JSONValue?
+    @exclusivity(unchecked) private var subscriptions = SubscriptionHub()
+    @exclusivity(unchecked) private var monitors: Set<ConnectionID> = []
     private var effectRouter: EffectDispatcher<Model, Event, Effect>?
     private var loopThread: UInt = 0
     private let subscriberCount = Atomic<Int>(0)
@@ -73,7 +74,6 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
         var output: [LoopOutput] = []
         var stopping = false
         while !stopping {
-            batch.removeAll(keepingCapacity: true)
             let producerWasPaused = inbound.takeAll(into: &batch)
             var modelChanged = false
             for input in batch {
@@ -98,6 +98,8 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
             if producerWasPaused {
                 output.append(.inboundSpace)
             }
+            output.append(.release(ConsumedInputs(batch)))
+            batch = []
             outbound.send(output)
             output.removeAll(keepingCapacity: true)
             dispatcher.dispatch(effects, traceTo: monitors, outbound: outbound)

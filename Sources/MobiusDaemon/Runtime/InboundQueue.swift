@@ -27,7 +27,11 @@ final class InboundQueue<Item>: @unchecked Sendable {
             let room = max(0, capacity - items.count - batch.count)
             if room == 0 { producerPaused = true }
             guard !batch.isEmpty else { return (room, false) }
-            items.append(contentsOf: batch)
+            if items.isEmpty {
+                swap(&items, &batch)  // the usual case: no copy, no retain per item
+            } else {
+                items.append(contentsOf: batch)
+            }
             defer { loopWaiting = false }
             return (room, loopWaiting)
         }

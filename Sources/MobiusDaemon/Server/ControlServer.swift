@@ -13,6 +13,9 @@ enum Token {
 /// is buffered per connection up to a bound, and a full loop queue pauses reading (backpressure) rather than
 /// dropping anything read.
 final class ControlServer<Model, Event, Effect> {
+    // The mutable properties belong to the I/O thread alone; exclusivity checks are off for the hot ones (see
+    // ClientConnection).
+
     let loop: DaemonLoop<Model, Event, Effect>
     let settings: ServerSettings
     let log: DaemonLog
@@ -20,18 +23,18 @@ final class ControlServer<Model, Event, Effect> {
     private let epoll: Epoll
     private var listener: FileDescriptor?
     private let signals: SignalFD
-    private var connections: [ConnectionID: ClientConnection] = [:]
-    private var connectionsPerUser: [UInt32: Int] = [:]
+    @exclusivity(unchecked) private var connections: [ConnectionID: ClientConnection] = [:]
+    @exclusivity(unchecked) private var connectionsPerUser: [UInt32: Int] = [:]
     private var nextConnectionID = Token.firstConnection
     /// Connections with output to write after this round.
-    var dirty: Set<ConnectionID> = []
+    @exclusivity(unchecked) var dirty: Set<ConnectionID> = []
     /// Connections waiting for room in the loop's queue.
-    private var pausedForQueue: [ConnectionID] = []
-    private var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
+    @exclusivity(unchecked) private var pausedForQueue: [ConnectionID] = []
+    @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     /// Requests read this round, handed to the loop in one batch (one lock, one wake-up).
-    var staged: [LoopInput<Event>] = []
+    @exclusivity(unchecked) var staged: [LoopInput<Event>] = []
     /// How many more requests the loop's queue takes, as of the last hand-over.
-    var roomInQueue = 0
+    @exclusivity(unchecked) var roomInQueue = 0
     private var shuttingDown = false
     private var loopStopped = false
     private var lastStallCheck: UInt64 = 0
@@ -279,6 +282,8 @@ final class ControlServer<Model, Event, Effect> {
                 dirty.insert(id)
             case .inboundSpace:
                 resumePaused()
+            case .release:
+                break  // dropping the message frees the pass's inputs here, on the thread that allocated them
             case .stopped:
                 loopStopped = true
             }
