@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The bounded queue into the loop thread.
 ///
 /// The I/O thread offers items without ever blocking (`offer` fails when full and the I/O thread pauses reading:
@@ -13,6 +15,10 @@ final class InboundQueue<Item>: @unchecked Sendable {
     private var producerPaused = false
     private var stopped = false
     let capacity: Int
+    /// Mirrors `!items.isEmpty` for the lock-free check before sleeping.
+    private let hasItems = Atomic<Bool>(false)
+    /// How long the loop thread watches for new input before it sleeps.
+    static var spinNanoseconds: UInt64 { 30_000 }
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -32,6 +38,7 @@ final class InboundQueue<Item>: @unchecked Sendable {
             } else {
                 items.append(contentsOf: batch)
             }
+            hasItems.store(true, ordering: .releasing)
             defer { loopWaiting = false }
             return (room, loopWaiting)
         }
@@ -50,6 +57,7 @@ final class InboundQueue<Item>: @unchecked Sendable {
             }
             guard !stopped else { return }
             items.append(item)
+            hasItems.store(true, ordering: .releasing)
             loopWaiting = false
         }
         condition.broadcast()
@@ -58,6 +66,12 @@ final class InboundQueue<Item>: @unchecked Sendable {
     /// The loop thread: waits until items are queued, then takes them all. Returns whether a producer was paused
     /// by a full queue (and should now be told there is room).
     func takeAll(into batch: inout [Item]) -> Bool {
+        // A request usually follows its predecessor's reply within microseconds (one-at-a-time clients):
+        // watching for it briefly is cheaper than a futex sleep and wake-up on both sides.
+        if !hasItems.load(ordering: .acquiring) {
+            let deadline = SystemProcess.monotonicNanoseconds() + Self.spinNanoseconds
+            while !hasItems.load(ordering: .acquiring) && SystemProcess.monotonicNanoseconds() < deadline {}
+        }
         var paused = false
         condition.withLock {
             while items.isEmpty {
@@ -65,6 +79,7 @@ final class InboundQueue<Item>: @unchecked Sendable {
                 condition.wait()
             }
             swap(&items, &batch)
+            hasItems.store(false, ordering: .releasing)
             paused = producerPaused
             producerPaused = false
         }

@@ -74,8 +74,12 @@ final class ControlServer<Model, Event, Effect> {
 
     /// Runs until a termination signal has been handled and the loop has stopped.
     func run() throws(SystemError) {
+        var handedOver = false
         while !(shuttingDown && loopStopped && finishedFlushing()) {
-            try epoll.wait(timeoutMilliseconds: shuttingDown ? 50 : 1000) { token, events in
+            // Right after handing requests to the loop its answer is microseconds away: watch for it rather than
+            // sleep in epoll and be woken (the one-at-a-time round trip is dominated by such wake-ups).
+            let answerWaiting = handedOver && loop.outbound.watch(nanoseconds: 30_000)
+            try epoll.wait(timeoutMilliseconds: answerWaiting ? 0 : (shuttingDown ? 50 : 1000)) { token, events in
                 switch token {
                 case Token.listener: acceptConnections()
                 case Token.outbound: deliverLoopOutput()
@@ -83,6 +87,7 @@ final class ControlServer<Model, Event, Effect> {
                 default: handle(events, on: token)
                 }
             }
+            handedOver = !staged.isEmpty
             handOverStaged()
             flushDirty()
             checkStalls()
