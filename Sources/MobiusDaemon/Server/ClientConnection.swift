@@ -4,10 +4,11 @@ final class ClientConnection {
     // Every property is touched only by the I/O thread and never borrowed across a call that touches it again,
     // so the runtime exclusivity checks (a sixth of the ingest profile) are switched off for them.
 
-    /// A reply owed for one request line, in line order.
+    /// Replies owed, in line order. Replies known at once are written at once unless an earlier request still
+    /// waits for the loop; then they queue behind it. Consecutive requests waiting for the loop share one slot.
     enum Slot {
-        /// The loop will answer (the next loop reply for this connection fills the oldest such slot).
-        case awaitingLoop
+        /// This many requests in a row wait for the loop (which answers a connection's requests in order).
+        case awaitingLoop(Int)
         case ready(LoopReply)
     }
 
@@ -34,7 +35,6 @@ final class ClientConnection {
     // Replies in request order.
     @exclusivity(unchecked) private var slots: [Slot] = []
     @exclusivity(unchecked) private var slotHead = 0
-    @exclusivity(unchecked) private var awaitingCursor = 0
     @exclusivity(unchecked) private(set) var awaitingLoop = 0
 
     // Output: bytes not yet written are output[outputStart...].
@@ -70,45 +70,52 @@ final class ClientConnection {
 
     /// Owes a reply the loop will give.
     func expectLoopReply() {
-        slots.append(.awaitingLoop)
         awaitingLoop += 1
+        if slots.count > slotHead, case .awaitingLoop(let count) = slots[slots.count - 1] {
+            slots[slots.count - 1] = .awaitingLoop(count + 1)
+        } else {
+            slots.append(.awaitingLoop(1))
+        }
     }
 
     /// Owes a reply that is known now.
     func reply(_ reply: LoopReply) {
-        slots.append(.ready(reply))
-        flushSlots()
+        if slotHead == slots.count {
+            write(reply)
+        } else {
+            slots.append(.ready(reply))
+        }
     }
 
-    /// Fills the oldest slot waiting for the loop.
+    /// The loop's answer to the oldest request waiting for it. Ready replies are always written as soon as nothing
+    /// waits before them, so that request's slot is the head.
     func loopReplied(_ reply: LoopReply) {
-        guard awaitingLoop > 0 else { return }
-        awaitingCursor = max(awaitingCursor, slotHead)
-        while case .ready = slots[awaitingCursor] { awaitingCursor += 1 }
-        slots[awaitingCursor] = .ready(reply)
-        awaitingCursor += 1
+        guard slotHead < slots.count, case .awaitingLoop(let count) = slots[slotHead] else { return }
         awaitingLoop -= 1
-        flushSlots()
-    }
-
-    /// Moves ready replies at the head, in order, into the output buffer.
-    private func flushSlots() {
-        while slotHead < slots.count, case .ready(let reply) = slots[slotHead] {
-            switch reply {
-            case .ack(let seq): ReplyText.appendAck(seq, to: &output)
-            case .line(let bytes): output.append(contentsOf: bytes)
-            case .none: break
-            }
+        write(reply)
+        if count > 1 {
+            slots[slotHead] = .awaitingLoop(count - 1)
+            return
+        }
+        slotHead += 1
+        while slotHead < slots.count, case .ready(let next) = slots[slotHead] {
+            write(next)
             slotHead += 1
         }
         if slotHead == slots.count {
-            slots.removeAll(keepingCapacity: slots.count < 4096)
+            slots.removeAll(keepingCapacity: true)
             slotHead = 0
-            awaitingCursor = 0
         } else if slotHead > 1024 && slotHead * 2 > slots.count {
             slots.removeFirst(slotHead)
-            awaitingCursor -= slotHead
             slotHead = 0
+        }
+    }
+
+    private func write(_ reply: LoopReply) {
+        switch reply {
+        case .ack(let seq): ReplyText.appendAck(seq, to: &output)
+        case .line(let bytes): output.append(contentsOf: bytes)
+        case .none: break
         }
     }
 

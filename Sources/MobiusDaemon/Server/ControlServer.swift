@@ -271,12 +271,17 @@ final class ControlServer<Model, Event, Effect> {
     // MARK: - Loop output
 
     private func deliverLoopOutput() {
+        // Replies come in runs for one connection (a pipelining client): look each connection up once per run.
+        var recent: ClientConnection?
         for message in loop.outbound.takeAll() {
             switch message {
             case .reply(let id, let reply):
-                guard let connection = connections[id] else { continue }
-                connection.loopReplied(reply)
-                dirty.insert(id)
+                if recent?.id != id {
+                    guard let connection = connections[id] else { continue }
+                    recent = connection
+                    dirty.insert(id)
+                }
+                recent?.loopReplied(reply)
             case .model(let id, let line):
                 guard let connection = connections[id] else { continue }
                 connection.offerModel(line)
