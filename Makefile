@@ -32,10 +32,10 @@ test: build
 	$(MAKE) lint
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Examples
 
 bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobius-bench
