@@ -47,7 +47,7 @@ import Testing
 
     @Test func sendParsesTheEventAndSendsItCompactOnOneLine() throws {
         let invocation = try parse(["send", "{\n  \"type\": \"increment\",\n  \"n\": 1.50\n}"])
-        guard case .run(let command) = invocation.action else { throw CtlTestError("not a command") }
+        guard case .run(let command) = invocation.action else { throw DaemonTestError("not a command") }
         #expect(command == .send(["type": "increment", "n": .number(JSONNumber(literal: "1.50")!)]))
         #expect(command.requestLine == #"send {"type":"increment","n":1.50}"#)
     }
@@ -60,7 +60,7 @@ import Testing
 
     @Test func requestLines() throws {
         func line(_ arguments: [String]) throws -> String {
-            guard case .run(let command) = try parse(arguments).action else { throw CtlTestError("not a command") }
+            guard case .run(let command) = try parse(arguments).action else { throw DaemonTestError("not a command") }
             return command.requestLine
         }
         #expect(try line(["model"]) == "model")

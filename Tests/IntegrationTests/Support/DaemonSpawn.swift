@@ -39,7 +39,8 @@ enum DaemonSpawn {
     /// Starts `program` (looked up on PATH when it has no slash) and returns its pid.
     static func spawn(
         _ program: String, _ arguments: [String], stdinPath: String = "/dev/null", stdoutPath: String,
-        stderrPath: String, workingDirectory: String? = nil, environment extra: [String: String] = [:]
+        stderrPath: String, workingDirectory: String? = nil, environment extra: [String: String] = [:],
+        inheritEnvironment: Bool = true
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -63,7 +64,7 @@ enum DaemonSpawn {
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        var environment = ProcessInfo.processInfo.environment
+        var environment = inheritEnvironment ? ProcessInfo.processInfo.environment : [:]
         for (key, value) in extra { environment[key] = value }
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

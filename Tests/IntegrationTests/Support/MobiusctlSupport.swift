@@ -1,33 +1,6 @@
 import Foundation
 import Glibc
 
-/// A failure in mobiusctl's test harness, with what was expected and what came instead.
-struct CtlTestError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}
-
-/// How a child ended.
-enum CtlExit: Equatable, CustomStringConvertible {
-    case exited(Int32)
-    case signaled(Int32)
-
-    /// Decodes a `waitpid` status (WIFEXITED and friends are macros that do not import).
-    init(waitStatus status: Int32) {
-        self = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
-    }
-
-    var description: String {
-        switch self {
-        case .exited(let code): return "exit \(code)"
-        case .signaled(let signal): return "signal \(signal)"
-        }
-    }
-}
-
 /// The built binaries, found next to the test bundle (`.build/<triple>/debug/`). `MOBIUSCTL_TEST_MOBIUSD` may
 /// name another mobiusd to test against (e.g. one built from a known-good commit).
 enum CtlBinaries {
@@ -49,41 +22,14 @@ final class CtlChild {
     let pid: pid_t
     let stdoutPath: String
     let stderrPath: String
-    private(set) var exit: CtlExit?
+    private(set) var exit: DaemonExit?
 
     init(_ program: String, _ arguments: [String], environment: [String: String], outputPrefix: String) throws {
         stdoutPath = outputPrefix + ".out"
         stderrPath = outputPrefix + ".err"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = CtlChild.addCloseFrom(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw CtlTestError("cannot start \(program): \(String(cString: strerror(result)))")
-        }
-        self.pid = pid
+        pid = try DaemonSpawn.spawn(
+            program, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment,
+            inheritEnvironment: false)
     }
 
     /// What the child wrote to stdout so far.
@@ -98,14 +44,14 @@ final class CtlChild {
 
     /// Waits for the child to end; kills it and throws if it runs past `timeout`.
     @discardableResult
-    func wait(timeout: Duration = .seconds(10)) throws -> CtlExit {
+    func wait(timeout: Duration = .seconds(10)) throws -> DaemonExit {
         if let exit { return exit }
         let deadline = ContinuousClock.now + timeout
         var status: Int32 = 0
         while true {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid {
-                let ended = CtlExit(waitStatus: status)
+                let ended = DaemonExit(waitStatus: status)
                 exit = ended
                 return ended
             }
@@ -113,7 +59,7 @@ final class CtlChild {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
                 exit = .signaled(SIGKILL)
-                throw CtlTestError("pid \(pid) still running after \(timeout); stdout: \(stdout) stderr: \(stderr)")
+                throw DaemonTestError("pid \(pid) still running after \(timeout); stdout: \(stdout) stderr: \(stderr)")
             }
             usleep(2_000)
         }
@@ -124,7 +70,7 @@ final class CtlChild {
         let deadline = ContinuousClock.now + timeout
         while !(onStderr ? stderr : stdout).contains(text) {
             guard ContinuousClock.now < deadline else {
-                throw CtlTestError("never saw \(text); stdout: \(stdout) stderr: \(stderr)")
+                throw DaemonTestError("never saw \(text); stdout: \(stdout) stderr: \(stderr)")
             }
             usleep(5_000)
         }
@@ -142,22 +88,11 @@ final class CtlChild {
         guard let data = FileManager.default.contents(atPath: path) else { return "" }
         return String(decoding: data, as: UTF8.self)
     }
-
-    private typealias AddCloseFromFunction =
-        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the Glibc module does not import.
-    private static let addCloseFrom: AddCloseFromFunction = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
-            fatalError("glibc lacks posix_spawn_file_actions_addclosefrom_np")
-        }
-        return unsafeBitCast(symbol, to: AddCloseFromFunction.self)
-    }()
 }
 
 /// A finished mobiusctl run.
 struct CtlRun: CustomStringConvertible {
-    let exit: CtlExit
+    let exit: DaemonExit
     let stdout: String
     let stderr: String
 
@@ -207,7 +142,7 @@ final class CtlSandbox {
 
     /// Stops mobiusd with SIGTERM and returns how it ended.
     @discardableResult
-    func stopDaemon() throws -> CtlExit? {
+    func stopDaemon() throws -> DaemonExit? {
         guard let daemon else { return nil }
         daemon.send(SIGTERM)
         return try daemon.wait()
@@ -247,7 +182,7 @@ final class CtlSandbox {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard result == 0 else { throw CtlTestError("bind \(path): \(String(cString: strerror(errno)))") }
+        guard result == 0 else { throw DaemonTestError("bind \(path): \(String(cString: strerror(errno)))") }
     }
 
     deinit {
