@@ -37,7 +37,9 @@ let package = Package(
             dependencies: ["MobiusJSON"],
             path: "Benchmarks/JSONBench"
         ),
-        .executableTarget(name: "mobiusd-bench", dependencies: ["MobiusJSON"], path: "Benchmarks/DaemonBench"),
+        .executableTarget(
+            name: "mobiusd-bench", dependencies: ["MobiusJSON"], path: "Benchmarks/DaemonBench",
+            exclude: ["README.md"]),
         .target(
             name: "TodoApp", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
             path: "Examples/Todo/Sources/TodoApp"),
