@@ -175,8 +175,7 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
         let seqValue = JSONValue.number(JSONNumber(seq))
         let modelValue = currentModelJSON
         subscriptions.publish(seq: seq, model: modelValue) { value, connections in
-            let line = JSONLine.object([("seq", seqValue), ("model", value)])
-            for connection in connections { output.append(.model(connection, line)) }
+            output.append(.model(connections, JSONLine.object([("seq", seqValue), ("model", value)])))
         }
         if !monitors.isEmpty {
             let line = JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)])

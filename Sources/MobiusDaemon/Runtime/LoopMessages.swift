@@ -68,9 +68,9 @@ final class ConsumedInputs: @unchecked Sendable {
 /// What the loop thread hands to the I/O thread.
 enum LoopOutput: Sendable {
     case reply(ConnectionID, LoopReply)
-    /// A subscription's newest model line; replaces one not yet written (latest-wins). The bytes are shared by
-    /// every subscriber of the same path.
-    case model(ConnectionID, [UInt8])
+    /// The newest model line for these subscriptions; replaces one not yet written (latest-wins). One message and
+    /// one buffer for every subscriber of the same path.
+    case model([ConnectionID], [UInt8])
     /// A monitor trace line.
     case trace(ConnectionID, [UInt8])
     /// The inbound queue has room again: connections paused for backpressure may read.

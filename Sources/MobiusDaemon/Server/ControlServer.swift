@@ -282,10 +282,15 @@ final class ControlServer<Model, Event, Effect> {
                     dirty.insert(id)
                 }
                 recent?.loopReplied(reply)
-            case .model(let id, let line):
-                guard let connection = connections[id] else { continue }
-                connection.offerModel(line)
-                dirty.insert(id)
+            case .model(let ids, let line):
+                // Written at once, in subscription order, rather than through the dirty set: with many
+                // subscribers the per-subscriber bookkeeping is what the fan-out latency tail is made of.
+                let now = SystemProcess.monotonicNanoseconds()
+                for id in ids {
+                    guard let connection = connections[id] else { continue }
+                    connection.offerModel(line)
+                    flush(connection, now: now)
+                }
             case .trace(let id, let line):
                 guard let connection = connections[id] else { continue }
                 connection.offerTrace(line, limit: settings.maxOutputBytes)
@@ -321,16 +326,18 @@ final class ControlServer<Model, Event, Effect> {
         dirty.removeAll(keepingCapacity: true)
         for id in ids {
             guard let connection = connections[id] else { continue }
-            switch connection.write(now: now) {
-            case .failed:
-                close(connection, reason: nil)
-                continue
-            case .drained, .pending:
-                break
-            }
-            finishIfDone(connection)
-            if connections[id] != nil { updateInterest(connection) }
+            flush(connection, now: now)
         }
+    }
+
+    /// Writes what the socket takes now, then closes the connection if it is done or updates its epoll interest.
+    private func flush(_ connection: ClientConnection, now: UInt64) {
+        if case .failed = connection.write(now: now) {
+            close(connection, reason: nil)
+            return
+        }
+        finishIfDone(connection)
+        if connections[connection.id] != nil { updateInterest(connection) }
     }
 
     /// Closes a connection that has nothing left to do: no more input, every reply written, no streams.
