@@ -18,7 +18,7 @@ final class InboundQueue<Item>: @unchecked Sendable {
     /// Mirrors `!items.isEmpty` for the lock-free check before sleeping.
     private let hasItems = Atomic<Bool>(false)
     /// How long the loop thread watches for new input before it sleeps.
-    static var spinNanoseconds: UInt64 { 30_000 }
+    static var spinNanoseconds: UInt64 { 100_000 }
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
