@@ -73,8 +73,12 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
         var batch: [LoopInput<Event>] = []
         var output: [LoopOutput] = []
         var stopping = false
+        var fanOut = 0
         while !stopping {
-            let producerWasPaused = inbound.takeAll(into: &batch)
+            // After a large fan-out the I/O thread is busy writing to subscribers for a while: watching for input
+            // then only takes a core from it, and the next request cannot come before the fan-out is written.
+            let producerWasPaused = inbound.takeAll(into: &batch, watch: fanOut < 64)
+            fanOut = 0
             var modelChanged = false
             for input in batch {
                 switch input {
@@ -93,7 +97,7 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
             }
             // The journal writes and fdatasyncs the pass here, before any reply, model or effect leaves the loop.
             if modelChanged {
-                publish(into: &output)
+                fanOut = publish(into: &output)
             }
             if producerWasPaused {
                 output.append(.inboundSpace)
@@ -170,17 +174,22 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
         }
     }
 
-    private func publish(into output: inout [LoopOutput]) {
-        guard !subscriptions.isEmpty || !monitors.isEmpty else { return }
+    /// Publishes the current model to subscriptions and monitors; returns how many connections get a line.
+    @discardableResult
+    private func publish(into output: inout [LoopOutput]) -> Int {
+        guard !subscriptions.isEmpty || !monitors.isEmpty else { return 0 }
+        var receivers = monitors.count
         let seqValue = JSONValue.number(JSONNumber(seq))
         let modelValue = currentModelJSON
         subscriptions.publish(seq: seq, model: modelValue) { value, connections in
             output.append(.model(connections, JSONLine.object([("seq", seqValue), ("model", value)])))
+            receivers += connections.count
         }
         if !monitors.isEmpty {
             let line = JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)])
             for monitor in monitors { output.append(.trace(monitor, line)) }
         }
+        return receivers
     }
 
     private func statusLine() -> [UInt8] {

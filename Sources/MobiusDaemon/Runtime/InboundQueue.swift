@@ -65,10 +65,12 @@ final class InboundQueue<Item>: @unchecked Sendable {
 
     /// The loop thread: waits until items are queued, then takes them all. Returns whether a producer was paused
     /// by a full queue (and should now be told there is room).
-    func takeAll(into batch: inout [Item]) -> Bool {
+    ///
+    /// - Parameter watch: whether to watch for new input for a moment before sleeping (see `spinNanoseconds`).
+    func takeAll(into batch: inout [Item], watch: Bool = true) -> Bool {
         // A request usually follows its predecessor's reply within microseconds (one-at-a-time clients):
         // watching for it briefly is cheaper than a futex sleep and wake-up on both sides.
-        if !hasItems.load(ordering: .acquiring) {
+        if watch && !hasItems.load(ordering: .acquiring) {
             let deadline = SystemProcess.monotonicNanoseconds() + Self.spinNanoseconds
             while !hasItems.load(ordering: .acquiring) && SystemProcess.monotonicNanoseconds() < deadline {}
         }
