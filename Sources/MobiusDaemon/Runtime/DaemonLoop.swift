@@ -84,6 +84,18 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
                 switch input {
                 case .event(let event, let ticket):
                     apply(event, ticket: ticket, effects: &effects, modelChanged: &modelChanged, output: &output)
+                case .eventText(let text, let ticket):
+                    switch decode(text) {
+                    case .success(let event):
+                        apply(
+                            event, ticket: ticket, effects: &effects, modelChanged: &modelChanged, output: &output)
+                    case .failure(let rejection):
+                        stats.countRejected()
+                        let reply: LoopReply =
+                            ticket.mode == .off
+                            ? .none : .line(JSONLine.error(rejection.code, rejection.message, line: ticket.line))
+                        output.append(.reply(ticket.connection, reply))
+                    }
                 case .request(let request, let ticket):
                     output.append(.reply(ticket.connection, answer(request, ticket: ticket)))
                 case .rejected:
@@ -135,6 +147,27 @@ final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
                 ("trace", "event"), ("seq", .number(JSONNumber(seq))), ("event", app.codec.encodeEvent(event)),
             ])
             for monitor in monitors { output.append(.trace(monitor, line)) }
+        }
+    }
+
+    /// Why a client's event line was not applied.
+    struct Rejection: Error {
+        let code: ErrorCode
+        let message: String
+    }
+
+    /// Parses a client's event line and decodes it with the app's codec.
+    private func decode(_ text: [UInt8]) -> Result<Event, Rejection> {
+        let value: JSONValue
+        do {
+            value = try JSONWire.parse(text[...])
+        } catch {
+            return .failure(Rejection(code: .invalidJSON, message: "invalid JSON: \(error)"))
+        }
+        do {
+            return .success(try app.codec.decodeEvent(value))
+        } catch {
+            return .failure(Rejection(code: .invalidEvent, message: "the app rejected the event: \(error)"))
         }
     }
 

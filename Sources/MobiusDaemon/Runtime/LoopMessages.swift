@@ -33,8 +33,11 @@ enum LoopRequest: Sendable {
 
 /// What the I/O thread (and effect handlers) hand to the loop thread.
 enum LoopInput<Event> {
-    /// An event; `ticket` is set when a client is owed a reply.
+    /// An event from inside the daemon (effect handlers); `ticket` is set when a client is owed a reply.
     case event(Event, ReplyTicket?)
+    /// A client's event line, not yet parsed: the loop parses and decodes it, answering `InvalidJSON` or
+    /// `InvalidEvent` itself when it cannot.
+    case eventText([UInt8], ReplyTicket)
     case request(LoopRequest, ReplyTicket)
     /// A line that was or tried to be an event was refused (counted in `status` in order with the rest).
     case rejected

@@ -13,8 +13,8 @@ extension ControlServer {
         switch request {
         case .blank:
             return true
-        case .event(let value):
-            return submitEvent(value, on: connection, line: number)
+        case .event(let text):
+            return submitEvent(text, on: connection, line: number)
         case .invalid(let code, let message, let eventLike):
             return fail(connection, code, message, line: number, eventLike: eventLike)
         case .command(let name, let argument):
@@ -22,21 +22,14 @@ extension ControlServer {
         }
     }
 
-    private func submitEvent(_ value: JSONValue, on connection: ClientConnection, line: Int) -> Bool {
+    private func submitEvent(_ text: ArraySlice<UInt8>, on connection: ClientConnection, line: Int) -> Bool {
         guard connection.canWrite else {
             return fail(
                 connection, .permissionDenied, "uid \(connection.peer.uid) may not send events (access.write)",
                 line: line, eventLike: true)
         }
-        let event: Event
-        do {
-            event = try loop.app.codec.decodeEvent(value)
-        } catch {
-            return fail(
-                connection, .invalidEvent, "the app rejected the event: \(error)", line: line, eventLike: true)
-        }
         let ticket = ReplyTicket(connection: connection.id, line: line, mode: connection.replyMode)
-        guard stage(.event(event, ticket)) else { return false }
+        guard stage(.eventText(Array(text), ticket)) else { return false }
         connection.expectLoopReply()
         return true
     }
@@ -54,14 +47,7 @@ extension ControlServer {
                     connection, .invalidArgument, "send needs a JSON event: send {\"type\":\"…\"}", line: line,
                     eventLike: true)
             }
-            switch RequestLine.parseEvent(argument) {
-            case .event(let value):
-                return submitEvent(value, on: connection, line: line)
-            case .invalid(let code, let message, _):
-                return fail(connection, code, message, line: line, eventLike: true)
-            default:
-                return true
-            }
+            return submitEvent(argument, on: connection, line: line)
         }
         guard connection.canRead else {
             fail(connection, .permissionDenied, "uid \(connection.peer.uid) may not read (access.read)", line: line)

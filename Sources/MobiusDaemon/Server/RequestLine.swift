@@ -4,8 +4,9 @@ import MobiusJSON
 enum RequestLine {
     /// Empty or whitespace only: ignored, but counted as a line.
     case blank
-    /// A bare JSON value: an event.
-    case event(JSONValue)
+    /// A bare JSON value: an event. The text is parsed by the loop thread, which has spare capacity; the I/O thread
+    /// only classifies lines.
+    case event(ArraySlice<UInt8>)
     /// `NAME` or `NAME <argument>`; the argument is trimmed and may be empty.
     case command(name: String, argument: ArraySlice<UInt8>)
     /// The line cannot be used: the error reply's code and message, and whether the line tried to be an event
@@ -32,26 +33,17 @@ enum RequestLine {
         switch first {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return parseEvent(trimmed)
+            return .event(trimmed)
         case UInt8(ascii: "a")...UInt8(ascii: "z"):
             let nameEnd = trimmed.firstIndex(where: { $0 == 0x20 || $0 == 0x09 }) ?? trimmed.endIndex
             let name = String(decoding: trimmed[trimmed.startIndex..<nameEnd], as: UTF8.self)
             if name == "true" || name == "false" || name == "null" {
-                return parseEvent(trimmed)
+                return .event(trimmed)
             }
             return .command(name: name, argument: trimmed[nameEnd...].trimmingJSONWhitespace())
         default:
             let word = String(decoding: trimmed.prefix(32), as: UTF8.self)
             return .invalid(.unknownCommand, "unknown command \"\(word)\"; send `help` for the list", eventLike: false)
-        }
-    }
-
-    /// Parses a JSON value that must fill the whole slice.
-    static func parseEvent(_ bytes: ArraySlice<UInt8>) -> RequestLine {
-        do {
-            return .event(try JSONWire.parse(bytes))
-        } catch {
-            return .invalid(.invalidJSON, "invalid JSON: \(error)", eventLike: true)
         }
     }
 
