@@ -8,9 +8,9 @@ public import MobiusJSON
 /// (`init(name:model:update:initiate:effects:)`) uses `Codable` types. Both run as the same daemon: same socket
 /// protocol, configuration and (as they land) plugins, journal and systemd integration.
 public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
-    // @unchecked: the closures are pure functions and codecs supplied by the app, called only by the loop thread
-    // (update, initiate, encoders) or the I/O thread (event decoding), which the app's types must allow: they are
-    // values with no shared mutable state.
+    // @unchecked: the closures are pure functions and codecs supplied by the app; the daemon calls them only from
+    // its loop thread (update, initiate, event decoding, encoders). The app value itself is built on the main
+    // thread and handed over once.
 
     /// The app's name: socket and state paths, `hello` and `status` use it.
     public let name: String
