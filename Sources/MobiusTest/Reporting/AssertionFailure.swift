@@ -19,7 +19,7 @@ public func failTest(_ message: String, file: StaticString, line: UInt) {
 }
 
 /// Swift Testing requires a file ID of the form `Module/File.swift`; `#file` is one in Swift 6 mode, but a caller
-/// passing a bare name would trap, so such names get a placeholder module.
+/// passing a bare name would trap, so such names get a stand-in module name.
 private func sourceLocation(file: StaticString, line: UInt) -> SourceLocation {
     let path = "\(file)"
     let fileID = path.contains("/") ? path : "Unknown/\(path)"
