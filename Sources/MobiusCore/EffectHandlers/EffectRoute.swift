@@ -23,7 +23,7 @@ import Synchronization
 
 /// Tracks the effects a handler route has running, so that disposing the router cancels them.
 @usableFromInline final class RunningEffects: @unchecked Sendable {
-    // @unchecked: all state is behind the Mutex.
+    // @unchecked: all state is behind `state`'s mutex.
     private struct State {
         var nextID = 0
         var live: Set<Int> = []

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Dispatching an event after `dispose()` is a programmer error reported to `MobiusHooks`.
 public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Sendable {
-    // @unchecked: mutable state lives in `state` (a Mutex); the user's update, observers and effect handler are only
+    // @unchecked: mutable state lives in `state` (behind a mutex); the user's update, observers and effect handler are only
     // ever called by the single thread that holds the `draining` flag, so they see serial access.
 
     @usableFromInline enum Work {
