@@ -343,7 +343,9 @@ final class ControlServer<Model, Event, Effect> {
     /// Closes a connection that has nothing left to do: no more input, every reply written, no streams.
     private func finishIfDone(_ connection: ClientConnection) {
         guard connections[connection.id] != nil else { return }
-        let noMoreInput = connection.readClosed || connection.closeAfterFlush
+        // After EOF, lines still buffered (waiting for room in the loop's queue) keep the connection open.
+        let inputDone = connection.readClosed && connection.inputStart >= connection.input.count
+        let noMoreInput = inputDone || connection.closeAfterFlush
         let streamsKeepItOpen = connection.hasStreams && !connection.closeAfterFlush && !shuttingDown
         if noMoreInput && !streamsKeepItOpen && connection.repliesSettled && connection.awaitingLoop == 0
             && connection.pendingOutputBytes == 0
