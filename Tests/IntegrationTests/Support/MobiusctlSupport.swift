@@ -107,6 +107,8 @@ struct CtlRun: CustomStringConvertible {
 /// The environment points XDG_RUNTIME_DIR, XDG_STATE_HOME and HOME into the directory, so nothing touches the
 /// user's real sockets or state.
 final class CtlSandbox {
+    /// Removed (with everything in it) when the sandbox is released, after the daemon has been stopped.
+    private let scratch = DaemonScratch()
     let directory: String
     /// The socket given to mobiusd with `--socket`.
     let socketPath: String
@@ -116,10 +118,7 @@ final class CtlSandbox {
     private var runs = 0
 
     init() {
-        var template = Array("/tmp/mobiusctl-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp: \(String(cString: strerror(errno)))")
-        directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        directory = scratch.path
         socketPath = directory + "/ctl.sock"
         let runtime = directory + "/run"
         mkdir(runtime, 0o700)
@@ -190,6 +189,5 @@ final class CtlSandbox {
             daemon.send(SIGTERM)
             _ = try? daemon.wait(timeout: .seconds(5))
         }
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }
