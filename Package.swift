@@ -19,7 +19,8 @@ let package = Package(
         .target(name: "MobiusTest", dependencies: ["MobiusCore"]),
         .target(name: "MobiusJSON"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
-        .target(name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "CLinux"]),
+        .target(name: "MobiusSystem", dependencies: ["CLinux"]),
+        .target(name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "MobiusSystem"]),
         .executableTarget(name: "mobiusd", dependencies: ["MobiusDaemon"]),
         .executableTarget(name: "mobiusctl", dependencies: ["MobiusJSON"]),
         .executableTarget(
@@ -51,7 +52,7 @@ let package = Package(
         .testTarget(name: "MobiusJSONTests", dependencies: ["MobiusJSON"]),
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
-        .testTarget(name: "MobiusDaemonTests", dependencies: ["MobiusDaemon", "MobiusJSON"]),
+        .testTarget(name: "MobiusDaemonTests", dependencies: ["MobiusDaemon", "MobiusJSON", "MobiusSystem"]),
         // Spawns the built mobiusd and mobiusctl; depends on them so `swift test` builds them first.
         .testTarget(name: "IntegrationTests", dependencies: ["MobiusJSON", "mobiusd", "mobiusctl"]),
     ]

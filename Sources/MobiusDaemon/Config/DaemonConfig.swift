@@ -1,4 +1,5 @@
 import MobiusJSON
+import MobiusSystem
 
 /// The daemon's configuration: PROTOCOL.md section 6, read from a JSON file and overridden by flags.
 public struct DaemonConfig: Sendable {

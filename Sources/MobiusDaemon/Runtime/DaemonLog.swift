@@ -1,3 +1,5 @@
+import MobiusSystem
+
 /// The daemon's log: lines on stderr, with sd-daemon `<N>` priority prefixes when stderr goes to the journal
 /// (JOURNAL_STREAM is set), else with a timestamp for people reading a terminal.
 final class DaemonLog: Sendable {

@@ -1,5 +1,6 @@
 import MobiusCore
 import MobiusJSON
+import MobiusSystem
 import Synchronization
 
 /// The loop thread: owns the model and works in passes.

@@ -1,4 +1,5 @@
 import MobiusJSON
+import MobiusSystem
 
 /// Everything resolved from the config and flags before the daemon serves: the app, the socket, the limits.
 struct DaemonSetup<Model, Event, Effect> {

@@ -1,3 +1,4 @@
+import MobiusSystem
 import Synchronization
 
 /// Counters both daemon threads update and `status` reads.

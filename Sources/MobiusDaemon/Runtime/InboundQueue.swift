@@ -1,3 +1,4 @@
+import MobiusSystem
 import Synchronization
 
 /// The bounded queue into the loop thread.

@@ -1,4 +1,5 @@
 import MobiusJSON
+import MobiusSystem
 
 /// Entry points: run an app as the daemon, with the command line and config of PROTOCOL.md section 6.
 public enum MobiusDaemon {

@@ -1,4 +1,5 @@
 import MobiusCore
+import MobiusSystem
 import Synchronization
 
 /// Messages from the loop thread to the I/O thread, with an eventfd to wake the I/O thread's epoll.

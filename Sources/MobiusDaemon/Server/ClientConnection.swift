@@ -1,3 +1,5 @@
+import MobiusSystem
+
 /// One client of the control socket, as the I/O thread sees it: buffered input, replies owed in request order,
 /// buffered output, and its streams.
 final class ClientConnection {

@@ -1,4 +1,5 @@
 import MobiusJSON
+import MobiusSystem
 
 /// The epoll tokens of the I/O thread's descriptors; connections use their id (from `firstConnection` up).
 enum Token {

@@ -1,42 +1,42 @@
 internal import Glibc
 
 /// An operating-system call failed: which call, on what, and the errno it returned.
-public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The errno value.
-    public let errno: Int32
+    package let errno: Int32
     /// The call or operation that failed, e.g. `bind`.
-    public let operation: String
+    package let operation: String
     /// What it was applied to (a path, a socket), when that helps the reader.
-    public let subject: String?
+    package let subject: String?
 
-    init(errno: Int32, operation: String, subject: String? = nil) {
+    package init(errno: Int32, operation: String, subject: String? = nil) {
         self.errno = errno
         self.operation = operation
         self.subject = subject
     }
 
     /// The error for the current `errno`.
-    static func current(_ operation: String, _ subject: String? = nil) -> SystemError {
+    package static func current(_ operation: String, _ subject: String? = nil) -> SystemError {
         SystemError(errno: Glibc.errno, operation: operation, subject: subject)
     }
 
     /// The C library's text for the errno, e.g. "Address already in use".
-    public var reason: String {
+    package var reason: String {
         String(cString: strerror(errno))
     }
 
-    public var description: String {
+    package var description: String {
         let target = subject.map { " \($0)" } ?? ""
         return "\(operation)\(target): \(reason) (errno \(errno))"
     }
 
-    static let wouldBlock = [EAGAIN, EWOULDBLOCK]
-    static var interrupted: Int32 { EINTR }
+    package static let wouldBlock = [EAGAIN, EWOULDBLOCK]
+    package static var interrupted: Int32 { EINTR }
 }
 
 /// Runs a system call, retrying while it fails with EINTR. Returns the call's result (-1 on other errors).
 @inline(__always)
-func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result {
+package func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result {
     while true {
         let result = call()
         if result == -1 && Glibc.errno == EINTR { continue }
@@ -45,6 +45,6 @@ func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) -> Result 
 }
 
 /// Errno values other folders compare `SystemError.errno` against.
-enum SystemErrno {
-    static let addressInUse = EADDRINUSE
+package enum SystemErrno {
+    package static let addressInUse = EADDRINUSE
 }

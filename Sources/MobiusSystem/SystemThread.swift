@@ -2,7 +2,7 @@ internal import CLinux
 internal import Glibc
 
 /// Starts a named POSIX thread running a closure. The daemon's loop and I/O threads are these (no Foundation).
-enum SystemThread {
+package enum SystemThread {
     private final class Start {
         let name: String
         let body: () -> Void
@@ -13,7 +13,7 @@ enum SystemThread {
     }
 
     /// Runs `body` on a new detached thread.
-    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+    package static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
         let start = Unmanaged.passRetained(Start(name, body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(
@@ -34,7 +34,7 @@ enum SystemThread {
 
 extension SystemThread {
     /// An identifier of the calling thread (`pthread_self`), to tell whether code runs on a given thread.
-    static var currentID: UInt {
+    package static var currentID: UInt {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: UInt(pthread_self()))))
     }
 }

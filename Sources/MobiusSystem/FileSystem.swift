@@ -1,31 +1,31 @@
 internal import Glibc
 
 /// The few file-system calls the daemon makes, with errno turned into `SystemError`.
-public enum FileSystem {
+package enum FileSystem {
     /// Whether anything exists at `path` (without following a final symlink).
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
-    static func isSocket(_ path: String) -> Bool {
+    package static func isSocket(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
     }
 
     /// Whether `path` is an executable regular file for this process.
-    public static func isExecutable(_ path: String) -> Bool {
+    package static func isExecutable(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
     }
 
     /// Removes a file. The corresponding C function is `unlink`.
-    public static func remove(_ path: String) throws(SystemError) {
+    package static func remove(_ path: String) throws(SystemError) {
         guard unlink(path) == 0 || Glibc.errno == ENOENT else { throw SystemError.current("unlink", path) }
     }
 
     /// Creates a directory and its missing parents with `mode`.
-    public static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(SystemError) {
+    package static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(SystemError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
@@ -36,17 +36,17 @@ public enum FileSystem {
     }
 
     /// Sets permission bits. The corresponding C function is `chmod`.
-    public static func setMode(_ path: String, _ mode: UInt32) throws(SystemError) {
+    package static func setMode(_ path: String, _ mode: UInt32) throws(SystemError) {
         guard chmod(path, mode_t(mode)) == 0 else { throw SystemError.current("chmod", path) }
     }
 
     /// Sets the group. The corresponding C function is `chown` (owner unchanged).
-    public static func setGroup(_ path: String, _ gid: UInt32) throws(SystemError) {
+    package static func setGroup(_ path: String, _ gid: UInt32) throws(SystemError) {
         guard chown(path, uid_t.max, gid) == 0 else { throw SystemError.current("chown", path) }
     }
 
     /// Reads a whole file.
-    public static func read(_ path: String) throws(SystemError) -> [UInt8] {
+    package static func read(_ path: String) throws(SystemError) -> [UInt8] {
         let raw = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
         guard raw >= 0 else { throw SystemError.current("open", path) }
         let fd = FileDescriptor(rawValue: raw)
@@ -66,14 +66,14 @@ public enum FileSystem {
 
     /// The absolute form of `path`, resolved against `directory` when relative.
     /// `.` components are dropped (`./plugins/x` → `DIR/plugins/x`); `..` is kept, since it may cross a symlink.
-    public static func resolve(_ path: String, against directory: String) -> String {
+    package static func resolve(_ path: String, against directory: String) -> String {
         let joined = path.hasPrefix("/") ? path : directory + "/" + path
         let components = joined.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         return "/" + components.joined(separator: "/")
     }
 
     /// The current working directory.
-    public static func currentDirectory() -> String {
+    package static func currentDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
         return String(cString: buffer)

@@ -3,12 +3,12 @@ internal import Glibc
 /// A mutex with a condition variable, for a thread that must sleep until another thread hands it work.
 /// (Synchronization's `Mutex` has no condition.) The corresponding C types are `pthread_mutex_t` and
 /// `pthread_cond_t`.
-final class ThreadCondition: @unchecked Sendable {
+package final class ThreadCondition: @unchecked Sendable {
     // @unchecked: the pthread objects are heap-allocated, never move, and are only used through pthread calls.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -30,7 +30,7 @@ final class ThreadCondition: @unchecked Sendable {
 
     /// Runs `body` holding the mutex.
     @inline(__always)
-    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
@@ -38,7 +38,7 @@ final class ThreadCondition: @unchecked Sendable {
 
     /// Waits for a signal; call inside `withLock`. With a timeout, returns `false` when it expired.
     @discardableResult
-    func wait(timeoutNanoseconds: UInt64? = nil) -> Bool {
+    package func wait(timeoutNanoseconds: UInt64? = nil) -> Bool {
         guard let timeoutNanoseconds else {
             pthread_cond_wait(condition, mutex)
             return true
@@ -49,7 +49,7 @@ final class ThreadCondition: @unchecked Sendable {
     }
 
     /// Wakes all waiters; call inside or outside `withLock`.
-    func broadcast() {
+    package func broadcast() {
         pthread_cond_broadcast(condition)
     }
 }

@@ -2,20 +2,20 @@ internal import CLinux
 internal import Glibc
 
 /// Facts about and controls over this process: ids, environment, memory, clocks, signals.
-public enum SystemProcess {
+package enum SystemProcess {
     /// The process's user id.
-    public static var userID: UInt32 { getuid() }
+    package static var userID: UInt32 { getuid() }
 
     /// The process id.
-    public static var processID: Int32 { getpid() }
+    package static var processID: Int32 { getpid() }
 
     /// An environment variable, or `nil` when unset.
-    public static func environment(_ name: String) -> String? {
+    package static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
     /// Resident set size in bytes, from /proc/self/statm.
-    public static func residentBytes() -> Int {
+    package static func residentBytes() -> Int {
         guard let text = try? FileSystem.read("/proc/self/statm"),
             let fields = Optional(text.split(separator: UInt8(ascii: " "))), fields.count > 1,
             let pages = Int(String(decoding: fields[1], as: UTF8.self))
@@ -24,31 +24,31 @@ public enum SystemProcess {
     }
 
     /// Monotonic time in nanoseconds (CLOCK_MONOTONIC).
-    public static func monotonicNanoseconds() -> UInt64 {
+    package static func monotonicNanoseconds() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
     /// Wall-clock time as seconds and nanoseconds since the epoch (CLOCK_REALTIME).
-    public static func wallClock() -> (seconds: Int, nanoseconds: Int) {
+    package static func wallClock() -> (seconds: Int, nanoseconds: Int) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return (spec.tv_sec, spec.tv_nsec)
     }
 
     /// Ignores SIGPIPE process-wide: a client that hangs up must never kill the daemon.
-    public static func ignoreBrokenPipe() {
+    package static func ignoreBrokenPipe() {
         signal(SIGPIPE, SIG_IGN)
     }
 
     /// Exits the process at once with `code`.
-    public static func exit(_ code: Int32) -> Never {
+    package static func exit(_ code: Int32) -> Never {
         Glibc.exit(code)
     }
 
     /// Random bytes from the kernel (getrandom), for epoch names.
-    public static func randomBytes(_ count: Int) -> [UInt8] {
+    package static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {

@@ -2,23 +2,24 @@ internal import CLinux
 internal import Glibc
 
 /// An epoll instance: the I/O thread's wait primitive. Each registration carries a 64-bit token.
-final class Epoll: @unchecked Sendable {
+package final class Epoll: @unchecked Sendable {
     // @unchecked: the descriptor is used by the I/O thread only; other threads wake it through an EventFD.
 
     /// Readiness flags.
-    struct Events: OptionSet, Sendable {
-        let rawValue: UInt32
-        static let readable = Events(rawValue: MOBIUSD_EPOLLIN)
-        static let writable = Events(rawValue: MOBIUSD_EPOLLOUT)
-        static let hangUp = Events(rawValue: MOBIUSD_EPOLLHUP)
-        static let error = Events(rawValue: MOBIUSD_EPOLLERR)
-        static let readHangUp = Events(rawValue: MOBIUSD_EPOLLRDHUP)
+    package struct Events: OptionSet, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
+        package static let readable = Events(rawValue: MOBIUSD_EPOLLIN)
+        package static let writable = Events(rawValue: MOBIUSD_EPOLLOUT)
+        package static let hangUp = Events(rawValue: MOBIUSD_EPOLLHUP)
+        package static let error = Events(rawValue: MOBIUSD_EPOLLERR)
+        package static let readHangUp = Events(rawValue: MOBIUSD_EPOLLRDHUP)
     }
 
-    let fd: FileDescriptor
+    package let fd: FileDescriptor
     private var buffer: [epoll_event]
 
-    init(capacity: Int = 256) throws(SystemError) {
+    package init(capacity: Int = 256) throws(SystemError) {
         let raw = epoll_create1(MOBIUSD_EPOLL_CLOEXEC)
         guard raw >= 0 else { throw SystemError.current("epoll_create1") }
         fd = FileDescriptor(rawValue: raw)
@@ -29,15 +30,15 @@ final class Epoll: @unchecked Sendable {
         fd.close()
     }
 
-    func add(_ target: FileDescriptor, events: Events, token: UInt64) throws(SystemError) {
+    package func add(_ target: FileDescriptor, events: Events, token: UInt64) throws(SystemError) {
         try control(EPOLL_CTL_ADD, target, events, token)
     }
 
-    func modify(_ target: FileDescriptor, events: Events, token: UInt64) throws(SystemError) {
+    package func modify(_ target: FileDescriptor, events: Events, token: UInt64) throws(SystemError) {
         try control(EPOLL_CTL_MOD, target, events, token)
     }
 
-    func remove(_ target: FileDescriptor) {
+    package func remove(_ target: FileDescriptor) {
         var event = epoll_event()
         _ = epoll_ctl(fd.rawValue, EPOLL_CTL_DEL, target.rawValue, &event)
     }
@@ -56,7 +57,7 @@ final class Epoll: @unchecked Sendable {
     }
 
     /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` for each ready registration.
-    func wait(timeoutMilliseconds: Int32, _ body: (UInt64, Events) -> Void) throws(SystemError) {
+    package func wait(timeoutMilliseconds: Int32, _ body: (UInt64, Events) -> Void) throws(SystemError) {
         let count = buffer.withUnsafeMutableBufferPointer { events in
             epoll_wait(fd.rawValue, events.baseAddress, Int32(events.count), timeoutMilliseconds)
         }

@@ -1,9 +1,9 @@
 internal import Glibc
 
 /// Looks up users and groups (for `access` rules and the socket's group).
-public enum UserDatabase {
+package enum UserDatabase {
     /// The uid of a user name, or `nil` if there is no such user.
-    public static func userID(named name: String) -> UInt32? {
+    package static func userID(named name: String) -> UInt32? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -12,7 +12,7 @@ public enum UserDatabase {
     }
 
     /// The gid of a group name, or `nil` if there is no such group.
-    public static func groupID(named name: String) -> UInt32? {
+    package static func groupID(named name: String) -> UInt32? {
         var entry = group()
         var result: UnsafeMutablePointer<group>?
         var buffer = [CChar](repeating: 0, count: 16384)
@@ -21,7 +21,7 @@ public enum UserDatabase {
     }
 
     /// Every group `uid` belongs to (primary and supplementary), from the group database.
-    public static func groups(ofUser uid: UInt32, primaryGroup gid: UInt32) -> [UInt32] {
+    package static func groups(ofUser uid: UInt32, primaryGroup gid: UInt32) -> [UInt32] {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)

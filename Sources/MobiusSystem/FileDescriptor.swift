@@ -1,19 +1,19 @@
 internal import Glibc
 
 /// An open file descriptor owned by the daemon. Closing is explicit (`close()`); the value itself is just a number.
-public struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
+package struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
     /// The descriptor number.
-    public let rawValue: Int32
+    package let rawValue: Int32
 
     /// Wraps a descriptor number.
-    public init(rawValue: Int32) {
+    package init(rawValue: Int32) {
         self.rawValue = rawValue
     }
 
-    public var description: String { "fd \(rawValue)" }
+    package var description: String { "fd \(rawValue)" }
 
     /// The outcome of a non-blocking read or write.
-    public enum IOResult: Equatable, Sendable {
+    package enum IOResult: Equatable, Sendable {
         /// This many bytes were transferred.
         case transferred(Int)
         /// The descriptor is not ready (EAGAIN).
@@ -23,7 +23,7 @@ public struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Reads up to `buffer.count` bytes. The corresponding C function is `read`.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult {
         let count = retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
         if count > 0 { return .transferred(count) }
         if count == 0 { return .endOfFile }
@@ -33,7 +33,7 @@ public struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
 
     /// Writes up to `bytes.count` bytes without raising SIGPIPE on sockets. The corresponding C function is `send`
     /// (with MSG_NOSIGNAL) for sockets, `write` otherwise.
-    public func write(_ bytes: UnsafeRawBufferPointer, socket: Bool = true) throws(SystemError) -> IOResult {
+    package func write(_ bytes: UnsafeRawBufferPointer, socket: Bool = true) throws(SystemError) -> IOResult {
         let count = retryingOnInterrupt {
             socket
                 ? Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
@@ -45,7 +45,7 @@ public struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Writes all of `bytes`, blocking as needed (for stdout/stderr and other blocking descriptors).
-    public func writeAll(_ bytes: [UInt8]) throws(SystemError) {
+    package func writeAll(_ bytes: [UInt8]) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { buffer in
@@ -57,12 +57,12 @@ public struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Closes the descriptor. Errors are ignored: after close the number is released either way.
-    public func close() {
+    package func close() {
         _ = Glibc.close(rawValue)
     }
 
     /// Sets or clears O_NONBLOCK.
-    public func setNonBlocking(_ on: Bool = true) throws(SystemError) {
+    package func setNonBlocking(_ on: Bool = true) throws(SystemError) {
         let flags = fcntl(rawValue, F_GETFL)
         guard flags >= 0 else { throw SystemError.current("fcntl(F_GETFL)", description) }
         let updated = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
@@ -70,7 +70,7 @@ public struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Standard output.
-    public static let standardOutput = FileDescriptor(rawValue: 1)
+    package static let standardOutput = FileDescriptor(rawValue: 1)
     /// Standard error.
-    public static let standardError = FileDescriptor(rawValue: 2)
+    package static let standardError = FileDescriptor(rawValue: 2)
 }

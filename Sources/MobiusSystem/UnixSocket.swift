@@ -2,23 +2,23 @@ internal import CLinux
 internal import Glibc
 
 /// Credentials of the process at the other end of a Unix socket (SO_PEERCRED).
-public struct PeerCredentials: Sendable, Equatable {
+package struct PeerCredentials: Sendable, Equatable {
     /// Process id.
-    public let pid: Int32
+    package let pid: Int32
     /// User id.
-    public let uid: UInt32
+    package let uid: UInt32
     /// Primary group id.
-    public let gid: UInt32
+    package let gid: UInt32
 }
 
 /// AF_UNIX stream sockets: the daemon's listening socket and its accepted connections.
-enum UnixSocket {
+package enum UnixSocket {
     /// The longest path `sockaddr_un` holds (excluding the terminating NUL).
-    static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+    package static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// Binds and listens on `path`. A stale socket file (nothing accepts on it) is replaced; a path where a live
     /// process accepts connections is refused with EADDRINUSE, which callers report as "already running".
-    static func listen(path: String, backlog: Int32 = 1024) throws(SystemError) -> FileDescriptor {
+    package static func listen(path: String, backlog: Int32 = 1024) throws(SystemError) -> FileDescriptor {
         guard path.utf8.count <= maximumPathLength else {
             throw SystemError(errno: ENAMETOOLONG, operation: "bind", subject: path)
         }
@@ -45,7 +45,7 @@ enum UnixSocket {
     }
 
     /// Connects to `path` (blocking).
-    static func connect(path: String) throws(SystemError) -> FileDescriptor {
+    package static func connect(path: String) throws(SystemError) -> FileDescriptor {
         let fd = try makeSocket()
         do throws(SystemError) {
             try withAddress(path) { address, length throws(SystemError) in
@@ -61,7 +61,7 @@ enum UnixSocket {
     }
 
     /// Accepts one pending connection as a non-blocking descriptor, or `nil` when none is pending.
-    static func accept(_ listener: FileDescriptor) throws(SystemError) -> FileDescriptor? {
+    package static func accept(_ listener: FileDescriptor) throws(SystemError) -> FileDescriptor? {
         let raw = retryingOnInterrupt { mobiusd_accept_nonblocking(listener.rawValue) }
         if raw >= 0 { return FileDescriptor(rawValue: raw) }
         switch Glibc.errno {
@@ -71,7 +71,7 @@ enum UnixSocket {
     }
 
     /// The peer's credentials. The corresponding C call is `getsockopt(SO_PEERCRED)`.
-    static func peerCredentials(_ fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
+    package static func peerCredentials(_ fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
         var credentials = mobiusd_peer_credentials()
         guard mobiusd_peer_credentials(fd.rawValue, &credentials) == 0 else {
             throw SystemError.current("getsockopt(SO_PEERCRED)", fd.description)
@@ -80,7 +80,7 @@ enum UnixSocket {
     }
 
     /// Whether `fd` is a listening AF_UNIX stream socket (for descriptors handed over by systemd).
-    static func isListeningUnixStream(_ fd: FileDescriptor) -> Bool {
+    package static func isListeningUnixStream(_ fd: FileDescriptor) -> Bool {
         var value: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd.rawValue, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value == 1 else {

@@ -3,19 +3,19 @@ internal import Glibc
 
 /// Termination and reload signals delivered as readable events on a descriptor, so the I/O thread handles them in
 /// its epoll loop rather than in an async-signal handler. The corresponding C function is `signalfd`.
-final class SignalFD: Sendable {
+package final class SignalFD: Sendable {
     /// The signals the daemon handles.
-    enum Signal: Int32, Sendable {
+    package enum Signal: Int32, Sendable {
         case terminate = 15  // SIGTERM
         case interrupt = 2  // SIGINT
         case hangUp = 1  // SIGHUP
     }
 
-    let fd: FileDescriptor
+    package let fd: FileDescriptor
 
     /// Blocks `signals` for the calling thread (and threads it creates later) and opens a descriptor for them.
     /// Call before starting other threads, so no thread takes the default action.
-    init(_ signals: [Signal]) throws(SystemError) {
+    package init(_ signals: [Signal]) throws(SystemError) {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal.rawValue) }
@@ -30,7 +30,7 @@ final class SignalFD: Sendable {
     }
 
     /// The pending signals, in arrival order.
-    func take() -> [Signal] {
+    package func take() -> [Signal] {
         var result: [Signal] = []
         var info = signalfd_siginfo()
         while retryingOnInterrupt({ Glibc.read(fd.rawValue, &info, MemoryLayout<signalfd_siginfo>.size) })
