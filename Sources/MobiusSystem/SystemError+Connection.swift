@@ -1,0 +1,14 @@
+internal import Glibc
+
+// The errno classes a socket client reacts to, so callers need not import the C module to compare errno values.
+extension SystemError {
+    /// Whether the peer of a socket is gone: it closed or reset the connection (EPIPE, ECONNRESET).
+    package var isPeerGone: Bool { errno == EPIPE || errno == ECONNRESET }
+
+    /// Whether a failed connect means nobody listens at the path: no socket file, or a stale one (ENOENT,
+    /// ECONNREFUSED).
+    package var suggestsNoListener: Bool { errno == ENOENT || errno == ECONNREFUSED }
+
+    /// Whether a path was too long for the call, e.g. for a Unix socket address (ENAMETOOLONG).
+    package var isPathTooLong: Bool { errno == ENAMETOOLONG }
+}
