@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "MobiusSystem", dependencies: ["CLinux"]),
         .target(name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "MobiusSystem"]),
         .executableTarget(name: "mobiusd", dependencies: ["MobiusDaemon"]),
-        .executableTarget(name: "mobiusctl", dependencies: ["MobiusJSON"]),
+        .executableTarget(name: "mobiusctl", dependencies: ["MobiusJSON", "MobiusSystem"]),
         .executableTarget(
             name: "counter-console",
             dependencies: ["MobiusCore", "MobiusExtras"],

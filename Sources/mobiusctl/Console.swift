@@ -1,3 +1,5 @@
+import MobiusSystem
+
 /// Where mobiusctl's text goes: stdout for data, stderr for notes and errors, each line written at once so
 /// streams show up as they arrive.
 struct Console {
@@ -9,7 +11,7 @@ struct Console {
         switch mode {
         case .json: human = false
         case .human: human = true
-        case .automatic: human = Syscall.isTerminal(Syscall.standardOutput)
+        case .automatic: human = FileDescriptor.standardOutput.isTerminal
         }
     }
 
@@ -23,10 +25,11 @@ struct Console {
         var line = Array(bytes)
         line.append(UInt8(ascii: "\n"))
         do {
-            try Syscall.writeAll(Syscall.standardOutput, line)
+            try FileDescriptor.standardOutput.writeAllInterruptibly(line)
         } catch {
-            // Nobody reads our output any more (e.g. `mobiusctl watch | head -1`): stop like `cat` would.
-            Syscall.exit(error.isInterrupted ? ExitStatus.success : ExitStatus.unreachable)
+            // Nobody reads our output any more (e.g. `mobiusctl watch | head -1`): stop like `cat` would. A write
+            // cut short by Ctrl-C fails only once the interrupt is pending, and then ends quietly.
+            SystemProcess.exit(InterruptRequest.isPending ? ExitStatus.success : ExitStatus.unreachable)
         }
     }
 
@@ -37,6 +40,6 @@ struct Console {
 
     /// Writes `text` to stderr as it is.
     func note(_ text: String) {
-        try? Syscall.writeAll(Syscall.standardError, Array((text + "\n").utf8))
+        try? FileDescriptor.standardError.writeAllInterruptibly(Array((text + "\n").utf8))
     }
 }

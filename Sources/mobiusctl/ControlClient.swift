@@ -1,4 +1,5 @@
 import MobiusJSON
+import MobiusSystem
 
 /// Runs one command against the daemon: connect, write the request line, read the reply and any stream.
 struct ControlClient {
@@ -8,27 +9,35 @@ struct ControlClient {
 
     /// Runs the command and returns the exit status (see ``ExitStatus``).
     func run() -> Int32 {
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Syscall.connectUnixSocket(path: socketPath)
+            fd = try UnixSocket.connectInterruptibly(path: socketPath)
         } catch {
-            if Interrupt.requested { return ExitStatus.success }
-            let hint = error.suggestsNoDaemon ? " — is mobiusd running?" : ""
-            console.error("cannot connect to \(socketPath): \(error.reason)\(hint)")
+            if InterruptRequest.isPending { return ExitStatus.success }
+            let hint = error.suggestsNoListener ? " — is mobiusd running?" : ""
+            console.error("cannot connect to \(socketPath): \(Self.reason(error))\(hint)")
             return ExitStatus.unreachable
         }
-        defer { Syscall.close(fd) }
-        if command.endsByInterrupt { Interrupt.install(socket: fd) }
+        defer { fd.close() }
+        // Without the handler Ctrl-C simply ends the process; a stream should end quietly with status 0 instead.
+        if command.endsByInterrupt { try? InterruptRequest.catchSignal(shuttingDown: fd) }
         do {
             // The write end stays open: the daemon keeps streams only while we might still send.
-            try Syscall.writeAll(fd, Array((command.requestLine + "\n").utf8), socket: true)
+            try fd.writeAllInterruptibly(Array((command.requestLine + "\n").utf8), socket: true)
             return try converse(LineReader(fd: fd))
         } catch {
-            if command.endsByInterrupt && Interrupt.requested { return ExitStatus.success }
-            let what = error.isPeerGone ? "mobiusd closed the connection" : "\(error)"
+            if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
+            let what = error.isPeerGone ? "mobiusd closed the connection" : "\(error.operation): \(Self.reason(error))"
             console.error("\(socketPath): \(what)")
             return ExitStatus.unreachable
         }
+    }
+
+    /// The C library's text for the failure, except for a path too long for a socket address, which strerror
+    /// calls "File name too long" without saying what the limit is.
+    private static func reason(_ error: SystemError) -> String {
+        guard error.isPathTooLong else { return error.reason }
+        return "the path is longer than a Unix socket path may be (\(UnixSocket.maximumPathLength) bytes)"
     }
 
     /// Reads lines until the reply (and for streams, their end).
@@ -57,7 +66,7 @@ struct ControlClient {
             if console.human { show(HumanFormat.item(value, for: command)) } else { console.out(line) }
             if case .log = command, value["end"]?.boolValue == true { return ExitStatus.success }
         }
-        if command.endsByInterrupt && Interrupt.requested { return ExitStatus.success }
+        if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
         guard replied else {
             console.error("\(socketPath): mobiusd closed the connection before answering")
             return ExitStatus.unreachable

@@ -1,11 +1,13 @@
+import MobiusSystem
+
 /// Splits what a socket delivers into `\n`-terminated lines (a `\r` before `\n` is dropped).
 struct LineReader {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false
 
-    init(fd: Int32) {
+    init(fd: FileDescriptor) {
         self.fd = fd
     }
 
@@ -43,7 +45,7 @@ struct LineReader {
         buffer.append(contentsOf: repeatElement(0, count: chunk))
         let result = buffer[oldCount...].withUnsafeMutableBytes { raw -> Result<Int, SystemError> in
             do throws(SystemError) {
-                return .success(try Syscall.read(fd, into: raw))
+                return .success(try fd.readInterruptibly(into: raw))
             } catch {
                 return .failure(error)
             }

@@ -1,33 +1,36 @@
 // mobiusctl: the command-line client of mobiusd's control socket (PROTOCOL.md sections 1 and 6).
-// It links MobiusJSON only, never the daemon kit.
+// It links MobiusJSON and MobiusSystem only, never the daemon kit.
+
+import MobiusSystem
 
 let invocation: Invocation
 do {
     invocation = try Invocation.parse(
-        Array(CommandLine.arguments.dropFirst()), environment: Syscall.environment(), userID: Syscall.userID)
+        Array(CommandLine.arguments.dropFirst()), environment: SystemProcess.environmentVariables(),
+        userID: SystemProcess.userID)
 } catch {
     let console = Console(mode: .json)
     console.error(error.message)
     console.note("usage: " + HelpText.usage(error.command))
-    Syscall.exit(ExitStatus.usage)
+    SystemProcess.exit(ExitStatus.usage)
 }
 
 let console = Console(mode: invocation.output)
 switch invocation.action {
 case .version:
     console.out("mobiusctl \(HelpText.version)")
-    Syscall.exit(ExitStatus.success)
+    SystemProcess.exit(ExitStatus.success)
 case .help(nil):
     console.out(HelpText.tool)
-    Syscall.exit(ExitStatus.success)
+    SystemProcess.exit(ExitStatus.success)
 case .help(let name?):
     guard let text = HelpText.command(name) else {
         console.error("unknown command \"\(name)\"")
         console.note("usage: " + HelpText.usage(nil))
-        Syscall.exit(ExitStatus.usage)
+        SystemProcess.exit(ExitStatus.usage)
     }
     console.out(text)
-    Syscall.exit(ExitStatus.success)
+    SystemProcess.exit(ExitStatus.success)
 case .run(let command):
-    Syscall.exit(ControlClient(command: command, socketPath: invocation.socketPath, console: console).run())
+    SystemProcess.exit(ControlClient(command: command, socketPath: invocation.socketPath, console: console).run())
 }
