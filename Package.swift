@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
         .testTarget(name: "MobiusDaemonTests", dependencies: ["MobiusDaemon", "MobiusJSON", "MobiusSystem"]),
         // Spawns the built mobiusd and mobiusctl; depends on them so `swift test` builds them first.
-        .testTarget(name: "IntegrationTests", dependencies: ["MobiusJSON", "mobiusd", "mobiusctl"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl"]),
     ]
 )
 

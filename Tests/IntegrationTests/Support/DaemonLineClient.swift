@@ -1,41 +1,25 @@
 import Glibc
 import MobiusJSON
+import MobiusSystem
 
 /// A plain AF_UNIX stream client, as socat or a third-party client would be: blocking connect, writes that never
 /// raise SIGPIPE, reads bounded by a deadline (poll), and line framing on `\n`.
 final class DaemonLineClient {
-    private(set) var fd: Int32
+    /// The connection; -1 once closed, so later calls fail with EBADF rather than reach a reused descriptor.
+    private var socket: FileDescriptor
     private var buffer: [UInt8] = []
     private var bufferStart = 0
     private(set) var sawEndOfFile = false
 
-    /// Connects to the socket at `path`; throws on failure (ECONNREFUSED, ENOENT…).
+    /// The descriptor number, for the calls MobiusSystem has no wrapper for (poll, shutdown, MSG_DONTWAIT…).
+    private var rawSocket: Int32 { socket.rawValue }
+
+    /// Connects to the socket at `path`; throws on failure (ECONNREFUSED, ENOENT, a path too long…).
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw DaemonTestError("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        // On failure: close and forget the descriptor before throwing, because deinit runs for a class whose
-        // init throws after full initialization, and a second close could hit another thread's new descriptor.
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Glibc.close(fd)
-            fd = -1
-            throw DaemonTestError("socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
-        }
-        guard result == 0 else {
-            let message = String(cString: strerror(errno))
-            Glibc.close(fd)
-            fd = -1
-            throw DaemonTestError("connect \(path): \(message)")
+        do {
+            socket = try UnixSocket.connect(path: path)
+        } catch {
+            throw DaemonTestError("connect \(path): \(error.reason)")
         }
     }
 
@@ -64,14 +48,18 @@ final class DaemonLineClient {
     func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            let result = try bytes[offset...].withUnsafeBytes { raw in
+                do throws(SystemError) {
+                    return try socket.write(raw, socket: true)
+                } catch {
+                    throw DaemonTestError("send: \(error.reason)")
+                }
             }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw DaemonTestError("send: \(String(cString: strerror(errno)))")
+            switch result {
+            case .transferred(let count): offset += count
+            // A blocking socket does not report EAGAIN unless a send timeout is set; wait rather than spin.
+            case .wouldBlock, .endOfFile: _ = poll(readable: false, writable: true, timeout: .seconds(1))
             }
-            offset += written
         }
     }
 
@@ -79,7 +67,7 @@ final class DaemonLineClient {
     func sendWithoutBlocking(_ bytes: ArraySlice<UInt8>) throws -> Int {
         guard !bytes.isEmpty else { return 0 }
         let written = bytes.withUnsafeBytes { raw in
-            Glibc.send(fd, raw.baseAddress!, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            Glibc.send(rawSocket, raw.baseAddress!, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         }
         if written < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
@@ -90,21 +78,20 @@ final class DaemonLineClient {
 
     /// Half-closes: no more requests (`shutdown(SHUT_WR)`), replies can still be read.
     func shutdownWrite() {
-        _ = shutdown(fd, Int32(SHUT_WR))
+        _ = shutdown(rawSocket, Int32(SHUT_WR))
     }
 
     /// Shrinks the kernel send buffer so a stalled peer shows up after few bytes.
     func setSendBuffer(bytes: Int32) {
         var value = bytes
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(rawSocket, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Closes the connection (idempotent).
     func close() {
-        if fd >= 0 {
-            Glibc.close(fd)
-            fd = -1
-        }
+        guard socket.rawValue >= 0 else { return }
+        socket.close()
+        socket = FileDescriptor(rawValue: -1)
     }
 
     // MARK: - Reading
@@ -114,7 +101,7 @@ final class DaemonLineClient {
         var events: Int16 = 0
         if readable { events |= Int16(POLLIN) }
         if writable { events |= Int16(POLLOUT) }
-        var entry = pollfd(fd: fd, events: events, revents: 0)
+        var entry = pollfd(fd: rawSocket, events: events, revents: 0)
         let milliseconds = Int32(
             max(0, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         while true {
@@ -137,15 +124,17 @@ final class DaemonLineClient {
             bufferStart = 0
         }
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress!, $0.count, 0) }
-        if count < 0 {
-            if errno == EINTR || errno == EAGAIN { return true }
-            throw DaemonTestError("recv: \(String(cString: strerror(errno)))")
+        let result = try chunk.withUnsafeMutableBytes { raw in
+            do throws(SystemError) {
+                return try socket.read(into: raw)
+            } catch {
+                throw DaemonTestError("recv: \(error.reason)")
+            }
         }
-        if count == 0 {
-            sawEndOfFile = true
-        } else {
-            buffer.append(contentsOf: chunk[0..<count])
+        switch result {
+        case .transferred(let count): buffer.append(contentsOf: chunk[0..<count])
+        case .endOfFile: sawEndOfFile = true
+        case .wouldBlock: break
         }
         return true
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MobiusSystem
 
 /// A test-side failure with a message a reader can act on (what was expected, what came instead).
 struct DaemonTestError: Error, CustomStringConvertible {
@@ -75,7 +76,8 @@ enum DaemonSpawn {
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
         guard result == 0 else {
-            throw DaemonTestError("cannot start \(program): \(String(cString: strerror(result)))")
+            throw DaemonTestError(
+                "cannot start \(program): \(SystemError(errno: result, operation: "posix_spawnp").reason)")
         }
         return pid
     }
@@ -106,7 +108,7 @@ enum DaemonSpawn {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = "\(directory)/\(program)"
-            if access(candidate, X_OK) == 0 { return candidate }
+            if FileSystem.isExecutable(candidate) { return candidate }
         }
         return nil
     }
@@ -119,7 +121,7 @@ enum DaemonSpawn {
         }
         if let bundle = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             let candidate = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("mobiusd")
-            if access(candidate.path, X_OK) == 0 { return candidate.path }
+            if FileSystem.isExecutable(candidate.path) { return candidate.path }
         }
         var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while directory.path != "/" {
@@ -161,9 +163,9 @@ final class DaemonScratch {
     init() {
         var template = Array("/tmp/mobiusd-it-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")
+        precondition(made != nil, "mkdtemp failed: \(SystemError.current("mkdtemp").reason)")
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        chmod(path, 0o755)
+        try? FileSystem.setMode(path, 0o755)
     }
 
     /// `path/name`.

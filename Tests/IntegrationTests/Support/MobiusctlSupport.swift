@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MobiusSystem
 
 /// The built binaries, found next to the test bundle (`.build/<triple>/debug/`). `MOBIUSCTL_TEST_MOBIUSD` may
 /// name another mobiusd to test against (e.g. one built from a known-good commit).
@@ -121,7 +122,7 @@ final class CtlSandbox {
         directory = scratch.path
         socketPath = directory + "/ctl.sock"
         let runtime = directory + "/run"
-        mkdir(runtime, 0o700)
+        try? FileSystem.makeDirectories(runtime, mode: 0o700)
         environment = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": directory, "XDG_RUNTIME_DIR": runtime, "XDG_STATE_HOME": directory + "/state",
@@ -167,21 +168,10 @@ final class CtlSandbox {
         try ctl(["--socket", socketPath] + arguments)
     }
 
-    /// Leaves a socket file at `path` that nobody listens on (what a killed daemon leaves behind).
+    /// Leaves a socket file at `path` that nobody listens on (what a killed daemon leaves behind): a listener
+    /// closed at once keeps its file, and connecting to it is refused.
     func makeStaleSocket(at path: String) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8) + [0])
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else { throw DaemonTestError("bind \(path): \(String(cString: strerror(errno)))") }
+        try UnixSocket.listen(path: path).close()
     }
 
     deinit {
