@@ -46,4 +46,9 @@ static const int MOBIUSD_EFD_FLAGS = EFD_NONBLOCK | EFD_CLOEXEC;
 static const int MOBIUSD_SFD_FLAGS = SFD_NONBLOCK | SFD_CLOEXEC;
 static const int MOBIUSD_SOCK_STREAM_CLOEXEC = SOCK_STREAM | SOCK_CLOEXEC;
 
+// Appended for ChildProcess: a child should inherit no descriptor but 0-2; glibc (2.34+) declares this only
+// under _GNU_SOURCE.
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
 #endif
