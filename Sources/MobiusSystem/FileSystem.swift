@@ -13,6 +13,26 @@ package enum FileSystem {
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
     }
 
+    /// What `lstat` (or `stat` when `followingLinks`) reports about `path`, or `nil` when nothing is there.
+    package static func status(_ path: String, followingLinks: Bool = false) throws(SystemError) -> FileStatus? {
+        var info = stat()
+        let result = followingLinks ? stat(path, &info) : lstat(path, &info)
+        guard result == 0 else {
+            if Glibc.errno == ENOENT { return nil }
+            throw SystemError.current(followingLinks ? "stat" : "lstat", path)
+        }
+        let kind: FileStatus.Kind
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFSOCK: kind = .socket
+        case S_IFREG: kind = .regularFile
+        default: kind = .other
+        }
+        return FileStatus(
+            kind: kind, owner: info.st_uid, group: info.st_gid, permissions: UInt32(info.st_mode & 0o7777))
+    }
+
     /// Whether `path` is an executable regular file for this process.
     package static func isExecutable(_ path: String) -> Bool {
         var info = stat()
@@ -76,6 +96,6 @@ package enum FileSystem {
     package static func currentDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -22,7 +22,8 @@ package struct SystemError: Error, CustomStringConvertible, Sendable, Equatable 
 
     /// The C library's text for the errno, e.g. "Address already in use".
     package var reason: String {
-        String(cString: strerror(errno))
+        strerror(errno).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+            ?? "errno \(errno)"
     }
 
     package var description: String {
@@ -47,4 +48,8 @@ package func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) ->
 /// Errno values other folders compare `SystemError.errno` against.
 package enum SystemErrno {
     package static let addressInUse = EADDRINUSE
+    /// EMFILE: this process is at its RLIMIT_NOFILE.
+    package static let processOutOfDescriptors = EMFILE
+    /// ENFILE: the system-wide file table is full.
+    package static let systemOutOfDescriptors = ENFILE
 }

@@ -6,12 +6,15 @@ package enum SystemProcess {
     /// The process's user id.
     package static var userID: UInt32 { getuid() }
 
+    /// The process's primary group id (effective).
+    package static var groupID: UInt32 { getegid() }
+
     /// The process id.
     package static var processID: Int32 { getpid() }
 
     /// An environment variable, or `nil` when unset.
     package static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
+        getenv(name).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
     }
 
     /// Resident set size in bytes, from /proc/self/statm.

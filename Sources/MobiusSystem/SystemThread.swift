@@ -1,7 +1,8 @@
 internal import CLinux
 internal import Glibc
 
-/// Starts a named POSIX thread running a closure. The daemon's loop and I/O threads are these (no Foundation).
+/// Starts named POSIX threads running closures (no Foundation). Every thread the daemon starts names its stack
+/// size: input never decides how deep code recurses, and the size is chosen, not inherited from RLIMIT_STACK.
 package enum SystemThread {
     private final class Start {
         let name: String
@@ -12,12 +13,34 @@ package enum SystemThread {
         }
     }
 
-    /// Runs `body` on a new detached thread.
-    package static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+    /// A started thread that can be waited for.
+    package struct Handle: Sendable {
+        fileprivate let thread: pthread_t
+
+        /// Waits until the thread's body has returned. The corresponding C function is `pthread_join`.
+        package func join() {
+            pthread_join(thread, nil)
+        }
+    }
+
+    /// Runs `body` on a new thread with a stack of `stackSize` bytes (only the pages it touches become resident).
+    /// A detached thread cannot be joined; a joinable one must be joined exactly once.
+    @discardableResult
+    package static func spawn(
+        name: String, stackSize: Int, joinable: Bool = false, _ body: @escaping @Sendable () -> Void
+    ) throws(SystemError) -> Handle {
         let start = Unmanaged.passRetained(Start(name, body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        let sizeResult = pthread_attr_setstacksize(&attributes, max(stackSize, Int(PTHREAD_STACK_MIN)))
+        guard sizeResult == 0 else {
+            Unmanaged<Start>.fromOpaque(start).release()
+            throw SystemError(errno: sizeResult, operation: "pthread_attr_setstacksize", subject: name)
+        }
         var thread = pthread_t()
         let result = pthread_create(
-            &thread, nil,
+            &thread, &attributes,
             { raw in
                 let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
                 start.name.withCString { mobiusd_set_thread_name($0) }
@@ -28,7 +51,8 @@ package enum SystemThread {
             Unmanaged<Start>.fromOpaque(start).release()
             throw SystemError(errno: result, operation: "pthread_create", subject: name)
         }
-        pthread_detach(thread)
+        if !joinable { pthread_detach(thread) }
+        return Handle(thread: thread)
     }
 }
 

@@ -3,23 +3,29 @@ import MobiusJSON
 
 /// The embedded default app: the Mobius README counter as a JSON app.
 ///
-/// Model: an integer (default 0). Events: `{"type":"increment"}` and `{"type":"decrement"}`; anything else is
-/// rejected with `InvalidEvent`. Decrementing at 0 leaves the model alone and emits the built-in effect
-/// `{"type":"mobiusd.log","level":"notice","message":"…"}` (the README's "play a sound"), which the daemon logs.
+/// Model: a 64-bit integer (default 0). Events: `{"type":"increment"}` and `{"type":"decrement"}`; anything else
+/// is rejected with `InvalidEvent`, and so is an increment at the largest 64-bit integer (the counter never
+/// wraps). Decrementing at 0 (or below, for a negative starting model) leaves the model alone and emits the
+/// built-in effect `{"type":"mobiusd.log","level":"notice","message":"…"}` (the README's "play a sound"), which
+/// the daemon logs.
 public enum CounterApp {
     /// The counter under its default name, `counter`.
     public static func make() -> DaemonApp<JSONValue, JSONValue, JSONValue> {
         var app = DaemonApp.json(
             name: "counter", model: 0, update: update, validate: validate, validateModel: validateModel)
         app.exampleEvent = ["type": "increment"]
+        app.modelDepth = .boundedByApp  // a number
         return app
     }
 
-    static func update(model: JSONValue, event: JSONValue) -> Next<JSONValue, JSONValue> {
+    static func update(model: JSONValue, event: JSONValue) throws(EventRejection) -> Next<JSONValue, JSONValue> {
         let count = model.int64Value ?? 0
         switch event["type"]?.stringValue {
         case "increment":
-            return .next(.number(JSONNumber(count &+ 1)))
+            guard count < Int64.max else {
+                throw EventRejection("the counter is at its maximum (\(Int64.max)); increment would overflow")
+            }
+            return .next(.number(JSONNumber(count + 1)))
         case "decrement" where count > 0:
             return .next(.number(JSONNumber(count - 1)))
         case "decrement":

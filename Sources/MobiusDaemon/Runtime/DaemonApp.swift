@@ -13,23 +13,28 @@ public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
     // thread and handed over once.
 
     /// The app's name: socket and state paths, `hello` and `status` use it.
-    public let name: String
+    public private(set) var name: String
     /// The model a fresh daemon starts from.
-    public let initialModel: Model
+    public private(set) var initialModel: Model
     /// An event to show in the start-up banner's ready-to-paste socat line.
     public var exampleEvent: JSONValue = ["type": "…"]
-    let update: Update<Model, Event, Effect>
+    /// The update: a `Next`, or a thrown error that rejects the event (`InvalidEvent` to its sender, model
+    /// unchanged, no seq). An `EventRejection` gives the message; any other error's description does.
+    let update: (Model, Event) throws -> Next<Model, Effect>
     let initiate: Initiate<Model, Effect>?
     let effects: EffectRouter<Effect, Event>?
     let codec: DaemonCodec<Model, Event, Effect>
+    /// How the daemon keeps the model within JSON's nesting limit.
+    var modelDepth: ModelDepthCheck
 
     init(
         name: String,
         initialModel: Model,
-        update: Update<Model, Event, Effect>,
+        update: @escaping (Model, Event) throws -> Next<Model, Effect>,
         initiate: Initiate<Model, Effect>?,
         effects: EffectRouter<Effect, Event>?,
-        codec: DaemonCodec<Model, Event, Effect>
+        codec: DaemonCodec<Model, Event, Effect>,
+        modelDepth: ModelDepthCheck
     ) {
         self.name = name
         self.initialModel = initialModel
@@ -37,16 +42,28 @@ public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
         self.initiate = initiate
         self.effects = effects
         self.codec = codec
+        self.modelDepth = modelDepth
     }
 
     /// The same app under another name or starting model (the config file's `app` and `model` keys).
     func with(name: String? = nil, initialModel: Model? = nil) -> DaemonApp {
-        var copy = DaemonApp(
-            name: name ?? self.name, initialModel: initialModel ?? self.initialModel, update: update,
-            initiate: initiate, effects: effects, codec: codec)
-        copy.exampleEvent = exampleEvent
+        var copy = self
+        if let name { copy.name = name }
+        if let initialModel { copy.initialModel = initialModel }
         return copy
     }
+}
+
+/// How the daemon keeps an app's model within JSON's nesting limit (PROTOCOL.md 1.5), so that no model it
+/// publishes or journals is deeper than the parser accepts and nothing recurses past its stack on one.
+enum ModelDepthCheck: Sendable {
+    /// The app's update guarantees it (the built-ins check their events instead).
+    case boundedByApp
+    /// Each changed JSON model is measured (iteratively) after the event; a deeper one rejects the event.
+    case eachEvent
+    /// A typed model is encoded once per pass (with the encoder's depth limit); only if that fails is the pass
+    /// recomputed checking each event, so the events that made it too deep are rejected.
+    case eachPass
 }
 
 /// How an app's types become JSON and back.
@@ -54,7 +71,8 @@ struct DaemonCodec<Model, Event, Effect> {
     /// Turns a client's (or plugin's) JSON event into the app's event; throwing rejects it with `InvalidEvent`.
     let decodeEvent: (JSONValue) throws -> Event
     let encodeEvent: (Event) -> JSONValue
-    let encodeModel: (Model) -> JSONValue
+    /// Throws when the model cannot be encoded, e.g. a typed model nested deeper than JSON's limit.
+    let encodeModel: (Model) throws -> JSONValue
     let decodeModel: (JSONValue) throws -> Model
     let encodeEffect: (Effect) -> JSONValue
 }
@@ -65,7 +83,9 @@ extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSON
     /// - Parameters:
     ///   - name: the app's name.
     ///   - model: the starting model.
-    ///   - update: the pure update function.
+    ///   - update: the pure update function. Throwing rejects the event: its sender gets `InvalidEvent` with the
+    ///     error's message (an `EventRejection`'s `message`, else the error's description), the model is unchanged
+    ///     and the event gets no seq.
     ///   - initiate: run on start-up on the (recovered) model; its effects run.
     ///   - effects: Swift handlers for some effects; other effects go to built-ins and plugins by routing key.
     ///   - validate: checks an event before it is queued; throwing rejects it with `InvalidEvent`, the error's
@@ -75,14 +95,14 @@ extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSON
     public static func json(
         name: String,
         model: JSONValue,
-        update: @escaping (JSONValue, JSONValue) -> Next<JSONValue, JSONValue>,
+        update: @escaping (JSONValue, JSONValue) throws -> Next<JSONValue, JSONValue>,
         initiate: Initiate<JSONValue, JSONValue>? = nil,
         effects: EffectRouter<JSONValue, JSONValue>? = nil,
         validate: (@Sendable (JSONValue) throws -> Void)? = nil,
         validateModel: (@Sendable (JSONValue) throws -> Void)? = nil
     ) -> DaemonApp {
         DaemonApp(
-            name: name, initialModel: model, update: Update(update), initiate: initiate, effects: effects,
+            name: name, initialModel: model, update: update, initiate: initiate, effects: effects,
             codec: DaemonCodec(
                 decodeEvent: { event in
                     try validate?(event)
@@ -93,7 +113,8 @@ extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSON
                     try validateModel?(model)
                     return model
                 },
-                encodeEffect: { $0 }))
+                encodeEffect: { $0 }),
+            modelDepth: .eachEvent)
     }
 }
 
@@ -101,20 +122,25 @@ extension DaemonApp where Model: Codable, Event: Codable, Effect: Codable {
     /// A typed Swift app over `Codable` types. Events arrive as JSON and are decoded with Swift's synthesized
     /// `Codable` shapes (an enum case `increment` is `{"increment":{}}`); a line that does not decode gets
     /// `InvalidEvent`. Effects the `effects` router has no route for go to built-ins and plugins by routing key.
+    ///
+    /// `update` may throw to reject an event: its sender gets `InvalidEvent` with the error's message (an
+    /// `EventRejection`'s `message`, else the error's description), the model is unchanged and the event gets no
+    /// seq. A model whose JSON form would nest deeper than 512 levels also rejects the event that made it so.
     public init(
         name: String,
         model: Model,
-        update: @escaping (Model, Event) -> Next<Model, Effect>,
+        update: @escaping (Model, Event) throws -> Next<Model, Effect>,
         initiate: Initiate<Model, Effect>? = nil,
         effects: EffectRouter<Effect, Event>? = nil
     ) {
         self.init(
-            name: name, initialModel: model, update: Update(update), initiate: initiate, effects: effects,
+            name: name, initialModel: model, update: update, initiate: initiate, effects: effects,
             codec: DaemonCodec(
                 decodeEvent: { try JSONValueDecoder().decode(Event.self, from: $0) },
                 encodeEvent: { (try? JSONValueEncoder().encode($0)) ?? .null },
-                encodeModel: { (try? JSONValueEncoder().encode($0)) ?? .null },
+                encodeModel: { try JSONValueEncoder().encode($0) },
                 decodeModel: { try JSONValueDecoder().decode(Model.self, from: $0) },
-                encodeEffect: { (try? JSONValueEncoder().encode($0)) ?? .null }))
+                encodeEffect: { (try? JSONValueEncoder().encode($0)) ?? .null }),
+            modelDepth: .eachPass)
     }
 }

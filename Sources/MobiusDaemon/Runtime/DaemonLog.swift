@@ -2,6 +2,10 @@ import MobiusSystem
 
 /// The daemon's log: lines on stderr, with sd-daemon `<N>` priority prefixes when stderr goes to the journal
 /// (JOURNAL_STREAM is set), else with a timestamp for people reading a terminal.
+///
+/// Nothing that logs ever waits for stderr: lines go into a bounded queue that a writer thread of its own drains
+/// (a full queue drops lines and says how many). Lines that clients or plugins can cause at will go through
+/// `limited`, which passes a burst per category and window and then reports how many it held back.
 final class DaemonLog: Sendable {
     /// Syslog priorities, most severe first.
     enum Level: Int, Comparable, Sendable, CaseIterable {
@@ -21,11 +25,18 @@ final class DaemonLog: Sendable {
     }
 
     let threshold: Level
-    private let journal: Bool
+    private let writer: LogWriter
 
-    init(threshold: Level = .info) {
+    /// - Parameters:
+    ///   - threshold: the least severe level written.
+    ///   - destination: where lines go (stderr; tests use a pipe).
+    ///   - limits: the queue bound and the rate limit of `limited`.
+    init(threshold: Level = .info, destination: FileDescriptor = .standardError, limits: LogWriter.Limits = .init()) {
         self.threshold = threshold
-        self.journal = SystemProcess.environment("JOURNAL_STREAM") != nil
+        let journal = SystemProcess.environment("JOURNAL_STREAM") != nil
+        self.writer = LogWriter(destination: destination, limits: limits) { level, message in
+            DaemonLog.format(level, message, journal: journal)
+        }
     }
 
     func error(_ message: @autoclosure () -> String) { write(.error, message()) }
@@ -34,19 +45,34 @@ final class DaemonLog: Sendable {
     func info(_ message: @autoclosure () -> String) { write(.info, message()) }
     func debug(_ message: @autoclosure () -> String) { write(.debug, message()) }
 
+    /// Queues a line; never blocks.
     func write(_ level: Level, _ message: String) {
         guard level <= threshold else { return }
+        writer.enqueue(level, message, category: nil)
+    }
+
+    /// Queues a line that a client or plugin can cause at will: the first few per `category` in each window are
+    /// written, the rest counted and reported in one summary line when the window ends.
+    func limited(_ category: String, _ level: Level, _ message: @autoclosure () -> String) {
+        guard level <= threshold else { return }
+        writer.enqueue(level, message(), category: category)
+    }
+
+    /// Waits (at most `timeoutNanoseconds`) until every queued line has been written; for exit.
+    func flush(timeoutNanoseconds: UInt64 = 2_000_000_000) {
+        writer.flush(timeoutNanoseconds: timeoutNanoseconds)
+    }
+
+    /// One log line: `<N>message` for the journal, `timestamp level message` for people.
+    static func format(_ level: Level, _ message: String, journal: Bool) -> [UInt8] {
         let line: String
         if journal {
             line = "<\(level.rawValue)>\(message)\n"
         } else {
-            line = "\(Self.timestamp()) \(level) \(message)\n"
+            let (seconds, nanoseconds) = SystemProcess.wallClock()
+            line =
+                "\(RFC3339.format(seconds: seconds, nanoseconds: nanoseconds, fractionDigits: 3)) \(level) \(message)\n"
         }
-        try? FileDescriptor.standardError.writeAll(Array(line.utf8))
-    }
-
-    private static func timestamp() -> String {
-        let (seconds, nanoseconds) = SystemProcess.wallClock()
-        return RFC3339.format(seconds: seconds, nanoseconds: nanoseconds, fractionDigits: 3)
+        return Array(line.utf8)
     }
 }

@@ -1,261 +1,267 @@
 import MobiusCore
 import MobiusJSON
 import MobiusSystem
-import Synchronization
 
-/// The loop thread: owns the model and works in passes.
+/// The Mobius loop of the daemon: owns the model and applies events in passes, on the reactor thread.
 ///
-/// A pass takes every queued input, applies `update` to each event in order (answering requests in between, so a
-/// `model` after an event sees it), then hands the pass's replies to the I/O thread, publishes the newest model
-/// once, and finally dispatches the pass's effects. The journal (durability issue) slots in between the updates
-/// and the replies: nothing a pass produces leaves the loop before that point.
+/// Producers append inputs to one bounded queue (`enqueue`); at the end of each reactor round the loop runs a pass
+/// over everything queued. A pass is computed first, as values (new model, seq range, replies, trace lines,
+/// effects, stream changes), then handed to the commit hook (the journal), and only when the hook says committed
+/// does anything leave: replies and traces to the control server, then the newest model to subscribers, then the
+/// effects to their handlers. A failed commit undoes the pass: model, seq, counters and subscriptions stay as they
+/// were, every event in it gets the hook's error, and its reads are answered against the state before it.
 ///
 /// Relation to MobiusCore: the update, initiate, `Next`, `First` and effect router are the library's; the pass
-/// machinery is the daemon's own, because batching (one publication and one future fsync per pass) and
-/// durability need control over when replies, models and effects go out.
-final class DaemonLoop<Model, Event, Effect>: @unchecked Sendable {
-    // @unchecked: everything mutable below is touched only by the loop thread (inside `run`), except `inbound`,
-    // `outbound` and `stats`, which are thread-safe.
-    // The loop-thread state below skips runtime exclusivity checks: only `run` and the methods it calls touch it.
-
+/// machinery is the daemon's own, because batching and durability need control over when things go out.
+final class DaemonLoop<Model, Event, Effect> {
     let app: DaemonApp<Model, Event, Effect>
-    let inbound: InboundQueue<LoopInput<Event>>
-    let outbound: OutboundQueue
-    let stats: DaemonStats
-    let log: DaemonLog
     let epoch: String
     let version: String
+    let log: DaemonLog
+    let stats: DaemonStats
+    private(set) var state: LoopState<Model>
+    private var subscriptions = SubscriptionHub()
+    private var monitors: [ConnectionID] = []
 
-    @exclusivity(unchecked) private var model: Model
-    @exclusivity(unchecked) private var seq: UInt64 = 0
-    /// The JSON form of `model`, computed at most once per model.
-    @exclusivity(unchecked) private var modelJSON: JSONValue?
-    @exclusivity(unchecked) private var subscriptions = SubscriptionHub()
-    @exclusivity(unchecked) private var monitors: Set<ConnectionID> = []
-    private var effectRouter: EffectDispatcher<Model, Event, Effect>?
-    private var loopThread: UInt = 0
-    private let subscriberCount = Atomic<Int>(0)
+    /// Inputs waiting for the next pass, in arrival order.
+    private var queue: [PassInput<Event>] = []
+    /// Inputs of the pass being computed, not yet reached (for `status` queue depths).
+    private var passRemainder: ArraySlice<PassInput<Event>> = []
+    /// How many inputs the queue takes before producers must wait.
+    let capacity: Int
+    /// Producers on the reactor thread waiting for room, told in the order they asked.
+    private var roomWaiters: [() -> Void] = []
+    /// Inboxes of producers on other threads, and whether each may have items.
+    private var inboxes: [(kind: EventSourceKind, depth: () -> Int, drain: (Int) -> Int)] = []
+    private var inboxesWithItems = false
+
+    /// Where committed output goes.
+    weak var sink: (any LoopOutputSink)?
+    /// The journal's hook between computing and committing a pass; `nil` commits at once.
+    var commitHook: (any PassCommitHook)?
+    private var committing = false
+    /// Effects run through this once their pass is committed.
+    var dispatcher: EffectDispatcher<Model, Event, Effect>?
+    /// Extra `status` members from the rest of the daemon (connections, memory, …).
+    var statusMembers: () -> [(String, JSONValue)] = { [] }
+    /// Asks the reactor for another round without sleeping.
+    var requestAnotherRound: () -> Void = {}
+
+    /// Passes run back to back at the end of one round before the reactor looks at its descriptors again.
+    static var maxPassesPerRound: Int { 8 }
 
     init(
-        app: DaemonApp<Model, Event, Effect>, inboundCapacity: Int, outbound: OutboundQueue, stats: DaemonStats,
-        log: DaemonLog, epoch: String, version: String
+        app: DaemonApp<Model, Event, Effect>, capacity: Int, stats: DaemonStats, log: DaemonLog, epoch: String,
+        version: String
     ) {
         self.app = app
-        self.inbound = InboundQueue(capacity: inboundCapacity)
-        self.outbound = outbound
+        self.capacity = max(1, capacity)
         self.stats = stats
         self.log = log
         self.epoch = epoch
         self.version = version
-        self.model = app.initialModel
+        self.state = LoopState(model: app.initialModel)
     }
 
-    /// Subscriptions open now (for `status`, read from any thread).
-    var subscribers: Int { subscriberCount.load(ordering: .relaxed) }
+    // MARK: - Producers
 
-    /// The loop thread's body: initiate, then passes until `.stop`.
-    func run() {
-        loopThread = SystemThread.currentID
-        let inbound = self.inbound
-        let loopThread = self.loopThread
-        let dispatcher = EffectDispatcher(app: app, log: log, stats: stats) { event in
-            inbound.push(.event(event, nil), overCapacity: SystemThread.currentID == loopThread)
-        }
-        effectRouter = dispatcher
-        var effects: [Effect] = []
-        if let initiate = app.initiate {
-            let first = initiate(model)
-            model = first.model
-            effects = first.effects
-        }
-        dispatcher.dispatch(effects, traceTo: [], outbound: outbound)
-        effects.removeAll()
+    /// How many more inputs the queue takes now.
+    var room: Int { max(0, capacity - queue.count) }
 
-        var batch: [LoopInput<Event>] = []
-        var output: [LoopOutput] = []
-        var stopping = false
-        var fanOut = 0
-        while !stopping {
-            // After a large fan-out the I/O thread is busy writing to subscribers for a while: watching for input
-            // then only takes a core from it, and the next request cannot come before the fan-out is written.
-            let producerWasPaused = inbound.takeAll(into: &batch, watch: fanOut < 64)
-            fanOut = 0
-            var modelChanged = false
-            for input in batch {
-                switch input {
-                case .event(let event, let ticket):
-                    apply(event, ticket: ticket, effects: &effects, modelChanged: &modelChanged, output: &output)
-                case .eventText(let text, let ticket):
-                    switch decode(text) {
-                    case .success(let event):
-                        apply(
-                            event, ticket: ticket, effects: &effects, modelChanged: &modelChanged, output: &output)
-                    case .failure(let rejection):
-                        stats.countRejected()
-                        let reply: LoopReply =
-                            ticket.mode == .off
-                            ? .none : .line(JSONLine.error(rejection.code, rejection.message, line: ticket.line))
-                        output.append(.reply(ticket.connection, reply))
+    /// Appends an input. Producers check `room` first; effect handlers running inside a pass's dispatch may go
+    /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
+    func enqueue(_ input: PassInput<Event>) {
+        queue.append(input)
+    }
+
+    /// Calls `resume` once, after the next pass has made room.
+    func notifyWhenRoom(_ resume: @escaping () -> Void) {
+        roomWaiters.append(resume)
+    }
+
+    /// Connects a producer on another thread. Its items are turned into inputs (`convert`; `nil` drops one, e.g.
+    /// an event the app's codec rejected, which `convert` reports itself).
+    func attach<Item>(_ inbox: EventInbox<Item>, convert: @escaping (Item) -> PassInput<Event>?) {
+        inboxes.append(
+            (
+                inbox.kind, { inbox.depth },
+                { [unowned self] limit in
+                    let items = inbox.take(upTo: limit)
+                    for item in items {
+                        if let input = convert(item) { queue.append(input) }
                     }
-                case .request(let request, let ticket):
-                    output.append(.reply(ticket.connection, answer(request, ticket: ticket)))
-                case .rejected:
-                    stats.countRejected()
-                case .disconnected(let connection):
-                    if subscriptions.remove(connection) { subscriberCount.subtract(1, ordering: .relaxed) }
-                    monitors.remove(connection)
-                case .stop:
-                    stopping = true
+                    return items.count
                 }
-            }
-            // The journal writes and fdatasyncs the pass here, before any reply, model or effect leaves the loop.
-            if modelChanged {
-                fanOut = publish(into: &output)
-            }
-            if producerWasPaused {
-                output.append(.inboundSpace)
-            }
-            output.append(.release(ConsumedInputs(batch)))
-            batch = []
-            outbound.send(output)
-            output.removeAll(keepingCapacity: true)
-            dispatcher.dispatch(effects, traceTo: monitors, outbound: outbound)
-            effects.removeAll(keepingCapacity: true)
-        }
-        dispatcher.dispose()
-        inbound.close()
-        outbound.send(.stopped)
+            ))
     }
 
-    private func apply(
-        _ event: Event, ticket: ReplyTicket?, effects: inout [Effect], modelChanged: inout Bool,
-        output: inout [LoopOutput]
-    ) {
-        let next = app.update.update(model: model, event: event)
-        seq += 1
-        stats.accepted.add(1, ordering: .relaxed)
-        if let newModel = next.model {
-            model = newModel
-            modelJSON = nil
-            modelChanged = true
+    /// An attached inbox has new items (posted to the reactor by the inbox's wake).
+    func inboxHasItems() {
+        inboxesWithItems = true
+    }
+
+    private func drainInboxes() {
+        guard inboxesWithItems else { return }
+        inboxesWithItems = false
+        for inbox in inboxes {
+            let limit = room
+            guard limit > 0 else {
+                inboxesWithItems = true  // come back when a pass has made room
+                return
+            }
+            if inbox.drain(limit) == limit { inboxesWithItems = true }
         }
-        effects.append(contentsOf: next.effects)
-        if let ticket {
-            output.append(.reply(ticket.connection, ticket.mode == .on ? .ack(seq) : .none))
+    }
+
+    // MARK: - Start
+
+    /// Runs the app's initiate on the model and dispatches its effects.
+    func start() {
+        guard let initiate = app.initiate else { return }
+        let first = initiate(state.model)
+        state.model = first.model
+        state.modelJSON = nil
+        dispatcher?.dispatch(first.effects, trace: nil)
+    }
+
+    // MARK: - Passes
+
+    /// Whether inputs wait for a pass.
+    var hasQueuedInputs: Bool { !queue.isEmpty || inboxesWithItems }
+
+    /// Whether a pass is waiting for its commit.
+    var isCommitting: Bool { committing }
+
+    /// Runs passes over the queue until it is empty, a commit is pending, or the round's share is used up.
+    func runPasses() {
+        var passes = 0
+        drainInboxes()
+        while !queue.isEmpty && !committing {
+            guard passes < Self.maxPassesPerRound else {
+                requestAnotherRound()
+                return
+            }
+            passes += 1
+            runPass()
+            tellRoomWaiters()
+            drainInboxes()
+        }
+    }
+
+    private func tellRoomWaiters() {
+        guard !roomWaiters.isEmpty, room > 0 else { return }
+        let waiting = roomWaiters
+        roomWaiters.removeAll()
+        for resume in waiting { resume() }
+    }
+
+    private func runPass() {
+        var inputs: [PassInput<Event>] = []
+        swap(&inputs, &queue)
+        var work = compute(inputs, mode: .normal)
+        if case .eachPass = app.modelDepth, work.modelChanged, let problem = modelDepthProblem(&work.state) {
+            log.limited(
+                "model too deep", .warning, "a pass made the model too deep (\(problem)); rechecking each event")
+            work = compute(inputs, mode: .checkingEachModel)
+        }
+        guard let hook = commitHook else {
+            finish(work)
+            return
+        }
+        committing = true
+        hook.commit(PassCommit(entries: work.entries)) { [self] outcome in
+            committing = false
+            switch outcome {
+            case .committed:
+                finish(work)
+            case .failed(let code, let message):
+                finish(compute(inputs, mode: .rejectingEvents(code, message)))
+            }
+            requestAnotherRound()
+        }
+    }
+
+    /// Makes a computed pass the loop's state and hands out what it produced, in order: replies and traces, the
+    /// newest model, effects.
+    private func finish(_ work: PassWork<Model, Effect>) {
+        state = work.state
+        for change in work.streamChanges {
+            switch change {
+            case .subscribe(let connection, let path, let value, let seq):
+                subscriptions.add(connection, path: path, seq: seq, value: value)
+            case .monitor(let connection):
+                if !monitors.contains(connection) { monitors.append(connection) }
+            case .disconnect(let connection):
+                subscriptions.remove(connection)
+                monitors.removeAll { $0 == connection }
+            }
+        }
+        sink?.deliver(work.outputs)
+        if work.modelChanged { publish() }
+        if !work.effects.isEmpty {
+            let sink = self.sink
+            let monitors = self.monitors
+            dispatcher?.dispatch(
+                work.effects,
+                trace: monitors.isEmpty
+                    ? nil
+                    : { effect in sink?.trace(JSONLine.object([("trace", "effect"), ("effect", effect)]), to: monitors)
+                    })
+        }
+    }
+
+    /// Publishes the current model to subscriptions and monitors.
+    private func publish() {
+        guard !subscriptions.isEmpty || !monitors.isEmpty, let modelValue = currentModelJSON() else { return }
+        let seqValue = JSONValue.number(JSONNumber(state.seq))
+        subscriptions.publish(seq: state.seq, model: modelValue) { value, connections in
+            sink?.publishModel(JSONLine.object([("seq", seqValue), ("model", value)]), to: connections)
         }
         if !monitors.isEmpty {
-            let line = JSONLine.object([
-                ("trace", "event"), ("seq", .number(JSONNumber(seq))), ("event", app.codec.encodeEvent(event)),
-            ])
-            for monitor in monitors { output.append(.trace(monitor, line)) }
+            sink?.trace(JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)]), to: monitors)
         }
     }
 
-    /// Why a client's event line was not applied.
-    struct Rejection: Error {
-        let code: ErrorCode
-        let message: String
-    }
-
-    /// Parses a client's event line and decodes it with the app's codec.
-    private func decode(_ text: [UInt8]) -> Result<Event, Rejection> {
-        let value: JSONValue
-        do {
-            value = try JSONWire.parse(text[...])
-        } catch {
-            return .failure(Rejection(code: .invalidJSON, message: "invalid JSON: \(error)"))
-        }
-        do {
-            return .success(try app.codec.decodeEvent(value))
-        } catch {
-            return .failure(Rejection(code: .invalidEvent, message: "the app rejected the event: \(error)"))
-        }
-    }
-
-    private var currentModelJSON: JSONValue {
-        if let modelJSON { return modelJSON }
-        let encoded = app.codec.encodeModel(model)
-        modelJSON = encoded
+    /// The JSON form of the committed model (cached per model); `nil` if the app cannot encode it.
+    func currentModelJSON() -> JSONValue? {
+        if let cached = state.modelJSON { return cached }
+        guard let encoded = try? app.codec.encodeModel(state.model) else { return nil }
+        state.modelJSON = encoded
         return encoded
     }
 
-    private func answer(_ request: LoopRequest, ticket: ReplyTicket) -> LoopReply {
-        let seqValue = JSONValue.number(JSONNumber(seq))
-        switch request {
-        case .model(let path):
-            let value = path.map { $0.value(in: currentModelJSON) ?? .null } ?? currentModelJSON
-            return .line(JSONLine.object([("ok", true), ("seq", seqValue), ("model", value)]))
-        case .subscribe(let path):
-            let value = path.map { $0.value(in: currentModelJSON) ?? .null } ?? currentModelJSON
-            if subscriptions.add(ticket.connection, path: path, seq: seq, value: value) {
-                subscriberCount.add(1, ordering: .relaxed)
-            }
-            return .line(
-                JSONLine.object([("ok", true), ("seq", seqValue), ("epoch", .string(epoch)), ("model", value)]))
-        case .ping:
-            return .line(JSONLine.object([("ok", true), ("seq", seqValue)]))
-        case .hello:
-            return .line(
-                JSONLine.object([
-                    ("ok", true), ("protocol", 1), ("daemon", "mobiusd"), ("version", .string(version)),
-                    ("app", .string(app.name)), ("epoch", .string(epoch)), ("seq", seqValue),
-                ]))
-        case .status:
-            return .line(statusLine())
-        case .monitor:
-            monitors.insert(ticket.connection)
-            return .line(JSONLine.object([("ok", true), ("seq", seqValue)]))
+    /// Why `state`'s model is too deep for JSON, or `nil`; caches its JSON form when it fits.
+    func modelDepthProblem(_ state: inout LoopState<Model>) -> String? {
+        let encoded: JSONValue
+        do {
+            encoded = try app.codec.encodeModel(state.model)
+        } catch {
+            return "\(error)"
         }
+        if encoded.nests(deeperThan: JSONParser.defaultMaxDepth) {
+            return "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"
+        }
+        state.modelJSON = encoded
+        return nil
     }
 
-    /// Publishes the current model to subscriptions and monitors; returns how many connections get a line.
-    @discardableResult
-    private func publish(into output: inout [LoopOutput]) -> Int {
-        guard !subscriptions.isEmpty || !monitors.isEmpty else { return 0 }
-        var receivers = monitors.count
-        let seqValue = JSONValue.number(JSONNumber(seq))
-        let modelValue = currentModelJSON
-        subscriptions.publish(seq: seq, model: modelValue) { value, connections in
-            output.append(.model(connections, JSONLine.object([("seq", seqValue), ("model", value)])))
-            receivers += connections.count
-        }
-        if !monitors.isEmpty {
-            let line = JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)])
-            for monitor in monitors { output.append(.trace(monitor, line)) }
-        }
-        return receivers
+    // MARK: - Status support
+
+    /// Inputs not yet applied, by source kind (the rest of the current pass, the queue, and the inboxes).
+    func queueDepths() -> [EventSourceKind: Int] {
+        var depths: [EventSourceKind: Int] = [:]
+        for input in passRemainder { depths[input.sourceKind, default: 0] += 1 }
+        for input in queue { depths[input.sourceKind, default: 0] += 1 }
+        for inbox in inboxes { depths[inbox.kind, default: 0] += inbox.depth() }
+        return depths
     }
 
-    private func statusLine() -> [UInt8] {
-        let uptime = Double(SystemProcess.monotonicNanoseconds() - stats.startedAt) / 1e9
-        return JSONLine.object([
-            ("ok", true),
-            ("app", .string(app.name)),
-            ("seq", .number(JSONNumber(seq))),
-            ("epoch", .string(epoch)),
-            ("version", .string(version)),
-            ("uptime", .number(JSONNumber((uptime * 1000).rounded() / 1000) ?? JSONNumber(0))),
-            ("connections", .number(JSONNumber(stats.connections.load(ordering: .relaxed)))),
-            ("subscribers", .number(JSONNumber(subscribers))),
-            ("monitors", .number(JSONNumber(monitors.count))),
-            (
-                "events",
-                .object([
-                    "accepted": .number(JSONNumber(stats.accepted.load(ordering: .relaxed))),
-                    "rejected": .number(JSONNumber(stats.rejected.load(ordering: .relaxed))),
-                ])
-            ),
-            ("effects", .object(["unhandled": .number(JSONNumber(stats.unhandledEffects.load(ordering: .relaxed)))])),
-            (
-                "queues",
-                .object([
-                    "inbound": .number(JSONNumber(inbound.depth)),
-                    "inboundCapacity": .number(JSONNumber(inbound.capacity)),
-                ])
-            ),
-            ("plugins", .object([:])),
-            ("dbus", .object([:])),
-            ("rssBytes", .number(JSONNumber(SystemProcess.residentBytes()))),
-        ])
+    /// Sets the part of the current pass not yet reached (for `queueDepths`).
+    func setPassRemainder(_ remainder: ArraySlice<PassInput<Event>>) {
+        passRemainder = remainder
     }
+
+    var subscriberCount: Int { subscriptions.count }
+    var monitorList: [ConnectionID] { monitors }
+    func isSubscribed(_ connection: ConnectionID) -> Bool { subscriptions.contains(connection) }
 }

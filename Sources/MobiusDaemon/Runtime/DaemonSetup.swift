@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusJSON
 import MobiusSystem
 
@@ -7,8 +8,10 @@ struct DaemonSetup<Model, Event, Effect> {
     let config: DaemonConfig
     let options: DaemonOptions
     let socketPath: String
-    /// Whether the socket path is the default one (its directory is created if missing).
+    /// Whether the socket path is the default one.
     let defaultSocket: Bool
+    /// Whether the socket is in the private `/tmp/mobiusd-<uid>` fallback (its directory is made 0700).
+    let isPrivateFallback: Bool
     let settings: ServerSettings
     let socketGroup: UInt32?
 
@@ -35,6 +38,7 @@ struct DaemonSetup<Model, Event, Effect> {
             socketPath = Self.defaultSocketPath(app: app.name)
             defaultSocket = true
         }
+        isPrivateFallback = defaultSocket && SystemProcess.environment("XDG_RUNTIME_DIR").map(\.isEmpty) != false
         guard socketPath.utf8.count <= 107 else {
             throw ConfigError(key: "socket.path", "is longer than a Unix socket path may be (107 bytes)")
         }
@@ -96,21 +100,28 @@ struct DaemonSetup<Model, Event, Effect> {
         return path.split(separator: ":").map { "\($0)/\(program)" }.first(where: FileSystem.isExecutable)
     }
 
-    /// Binds the socket, starts the loop thread, and runs the I/O thread until SIGTERM/SIGINT.
+    /// Stack size of the reactor thread, which runs the loop (the app's update), the control server and effect
+    /// dispatch. Set explicitly, not inherited from RLIMIT_STACK: no input drives recursion (JSON and JSON Pointers
+    /// are limited to 512 levels, models too), so the app's own code is what the size is for. Only the pages used
+    /// become resident.
+    static var reactorStackSize: Int { 16 << 20 }
+
+    /// Binds the socket and runs the reactor thread until SIGTERM/SIGINT has been handled.
     func serve(log: DaemonLog) throws {
         SystemProcess.ignoreBrokenPipe()
         // Signals are blocked before any thread starts, so only the signalfd sees them.
         let signals = try SignalFD([.terminate, .interrupt, .hangUp])
+        raiseOpenFilesLimit(log: log)
         if !config.plugins.isEmpty || !config.dbus.isEmpty {
             log.warning("plugins and D-Bus sources in the config are not run by this version yet")
         }
-        if defaultSocket {
-            let directory = String(socketPath[..<socketPath.lastIndex(of: "/")!])
-            do {
-                try FileSystem.makeDirectories(directory, mode: 0o755)
-            } catch {
-                throw DaemonStartError(description: "cannot create the socket directory: \(error)")
-            }
+        let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) } ?? "."
+        do {
+            try SocketDirectory.prepare(
+                directory.isEmpty ? "/" : directory, mode: isPrivateFallback ? 0o700 : 0o755,
+                uid: SystemProcess.userID, gid: SystemProcess.groupID)
+        } catch {
+            throw DaemonStartError(description: "\(error)")
         }
         let listener: FileDescriptor
         do {
@@ -132,16 +143,45 @@ struct DaemonSetup<Model, Event, Effect> {
         defer { try? FileSystem.remove(socketPath) }
 
         let stats = DaemonStats()
-        let outbound = try OutboundQueue()
-        let loop = DaemonLoop(
-            app: app, inboundCapacity: 65536, outbound: outbound, stats: stats, log: log,
-            epoch: Self.newEpoch(), version: MobiusDaemon.version)
-        let server = try ControlServer(
-            loop: loop, listener: listener, signals: signals, settings: settings, log: log)
-        try SystemThread.spawn(name: "mobiusd-loop") { loop.run() }
-        banner()
-        try server.run()
+        MobiusHooks.setErrorHandler { message, _, _ in
+            stats.libraryErrors.add(1, ordering: .relaxed)
+            log.limited("library error", .error, "the Mobius library reported a misuse: \(message)")
+        }
+        let outcome = Locked<Result<Void, SystemError>>(.success(()))
+        let setup = ReactorBound(value: self)
+        let reactorThread = try SystemThread.spawn(name: "mobiusd", stackSize: Self.reactorStackSize, joinable: true) {
+            let result = Result { () throws(SystemError) in
+                let runtime = try DaemonRuntime(
+                    app: setup.value.app, listener: listener, signals: signals, settings: setup.value.settings,
+                    log: log, stats: stats, epoch: Self.newEpoch())
+                runtime.sampleResidentSize()
+                setup.value.banner()
+                try runtime.run()
+            }
+            outcome.withLock { $0 = result }
+        }
+        reactorThread.join()
+        try outcome.withLock { $0 }.get()
         log.notice("stopped")
+    }
+
+    /// Raises the soft open-files limit to the hard one: the default soft limit (1024 under systemd) is below
+    /// `maxConnections` plus the daemon's own descriptors.
+    private func raiseOpenFilesLimit(log: DaemonLog) {
+        do {
+            let (before, after) = try ResourceLimits.raiseOpenFilesToHardLimit()
+            let needed = settings.maxConnections + 64
+            let figure = before == after ? "\(after)" : "\(after) (raised from \(before))"
+            if after < UInt64(needed) {
+                log.warning(
+                    "open files limit \(figure) is below maxConnections (\(settings.maxConnections)) plus the daemon's own; "
+                        + "past it the daemon stops accepting until descriptors are freed")
+            } else {
+                log.info("open files limit \(figure)")
+            }
+        } catch {
+            log.warning("cannot raise the open files limit: \(error)")
+        }
     }
 
     private func banner() {

@@ -1,20 +1,18 @@
 import MobiusSystem
 import Synchronization
 
-/// Counters both daemon threads update and `status` reads.
+/// Counters updated from any thread (effect handlers run on others) and read by `status`.
 final class DaemonStats: Sendable {
-    /// Open client connections.
-    let connections = Atomic<Int>(0)
-    /// Events applied.
-    let accepted = Atomic<UInt64>(0)
-    /// Lines that were or tried to be events and were not applied.
-    let rejected = Atomic<UInt64>(0)
     /// Effects no handler took.
     let unhandledEffects = Atomic<UInt64>(0)
+    /// Misuse the library reported (an effect matching two Swift routes, …): logged and counted, never a trap.
+    let libraryErrors = Atomic<UInt64>(0)
+    /// Events from sources without a reply ticket (effect handlers, timers) that the app rejected.
+    let sourceEventsRejected = Atomic<UInt64>(0)
+    /// The daemon's resident set size as last sampled off the reactor thread (bytes).
+    let residentBytes = Atomic<Int>(0)
+    /// When `residentBytes` was last asked to be refreshed (monotonic nanoseconds).
+    let residentSampleRequested = Atomic<UInt64>(0)
     /// When the daemon started (monotonic nanoseconds).
     let startedAt = SystemProcess.monotonicNanoseconds()
-
-    func countRejected() {
-        rejected.add(1, ordering: .relaxed)
-    }
 }

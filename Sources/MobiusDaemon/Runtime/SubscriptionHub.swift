@@ -1,7 +1,7 @@
 import MobiusJSON
 
-/// The loop thread's record of model subscriptions: per connection, an optional JSON Pointer and what it was last
-/// sent, so each pass publishes the newest model once per distinct path and skips path values that did not change.
+/// The loop's record of model subscriptions: per connection, an optional JSON Pointer and what it was last sent,
+/// so each pass publishes the newest model once per distinct path and skips path values that did not change.
 struct SubscriptionHub {
     private struct Subscription {
         let path: JSONPointer?
@@ -10,39 +10,54 @@ struct SubscriptionHub {
     }
 
     private var subscriptions: [ConnectionID: Subscription] = [:]
+    /// Connections in the order they subscribed (publication order), compacted lazily.
+    private var order: [ConnectionID] = []
 
     var isEmpty: Bool { subscriptions.isEmpty }
+    var count: Int { subscriptions.count }
 
-    /// Records a subscription that has been sent `value` at `seq`. Returns `true` if the connection had none.
-    mutating func add(_ connection: ConnectionID, path: JSONPointer?, seq: UInt64, value: JSONValue) -> Bool {
-        subscriptions.updateValue(Subscription(path: path, seq: seq, value: value), forKey: connection) == nil
+    func contains(_ connection: ConnectionID) -> Bool {
+        subscriptions[connection] != nil
     }
 
-    /// Drops a connection's subscription. Returns `true` if it had one.
-    mutating func remove(_ connection: ConnectionID) -> Bool {
-        subscriptions.removeValue(forKey: connection) != nil
+    /// Records a subscription that has been sent `value` at `seq` (replacing the connection's earlier one).
+    mutating func add(_ connection: ConnectionID, path: JSONPointer?, seq: UInt64, value: JSONValue) {
+        if subscriptions.updateValue(Subscription(path: path, seq: seq, value: value), forKey: connection) == nil {
+            order.append(connection)
+        }
     }
 
-    /// Calls `deliver` once per distinct value to send, with every connection that should get it.
-    /// Subscriptions already at `seq` (subscribed during this pass) and path subscriptions whose value did not
-    /// change get nothing.
+    /// Drops a connection's subscription.
+    mutating func remove(_ connection: ConnectionID) {
+        guard subscriptions.removeValue(forKey: connection) != nil else { return }
+        if order.count > 2 * subscriptions.count + 16 { order.removeAll { subscriptions[$0] == nil } }
+    }
+
+    /// Calls `deliver` once per distinct value to send, with every connection that should get it, in
+    /// subscription order. Subscriptions already at `seq` (subscribed at the pass's last event) and path
+    /// subscriptions whose value did not change get nothing.
     mutating func publish(seq: UInt64, model: JSONValue, deliver: (JSONValue, [ConnectionID]) -> Void) {
         var wholeModel: [ConnectionID] = []
         var byPath: [String: (value: JSONValue, connections: [ConnectionID])] = [:]
-        for (connection, subscription) in subscriptions where subscription.seq < seq {
+        var pathOrder: [String] = []
+        for connection in order {
+            guard var subscription = subscriptions[connection], subscription.seq < seq else { continue }
+            subscription.seq = seq
             guard let path = subscription.path else {
+                subscriptions[connection] = subscription
                 wholeModel.append(connection)
-                subscriptions[connection]?.seq = seq
                 continue
             }
             let key = path.description
             let value = byPath[key]?.value ?? path.value(in: model) ?? .null
-            subscriptions[connection]?.seq = seq
-            guard value != subscription.value else { continue }
-            subscriptions[connection]?.value = value
-            byPath[key, default: (value, [])].connections.append(connection)
+            if value != subscription.value {
+                subscription.value = value
+                if byPath[key] == nil { pathOrder.append(key) }
+                byPath[key, default: (value, [])].connections.append(connection)
+            }
+            subscriptions[connection] = subscription
         }
         if !wholeModel.isEmpty { deliver(model, wholeModel) }
-        for group in byPath.values { deliver(group.value, group.connections) }
+        for key in pathOrder { deliver(byPath[key]!.value, byPath[key]!.connections) }
     }
 }

@@ -17,22 +17,34 @@ struct AccessPolicy: Sendable {
         AccessPolicy(read: [.anyone], write: [.user(daemonUID), .user(0)])
     }
 
-    /// What a connected peer may do.
-    func permissions(for peer: PeerCredentials) -> (read: Bool, write: Bool) {
-        var groups: [UInt32]?
-        func allows(_ rules: [Rule]) -> Bool {
-            rules.contains { rule in
+    /// Whether deciding for `peer` needs its supplementary groups (a group rule its primary group does not
+    /// satisfy, where no other rule already decides both permissions).
+    func needsGroups(for peer: PeerCredentials) -> Bool {
+        permissions(for: peer, groups: nil) == nil
+    }
+
+    /// What a connected peer may do; `nil` when that depends on supplementary groups that `groups` (the peer's
+    /// groups, from NSS) does not give.
+    func permissions(for peer: PeerCredentials, groups: [UInt32]?) -> (read: Bool, write: Bool)? {
+        func allows(_ rules: [Rule]) -> Bool? {
+            var undecided = false
+            for rule in rules {
                 switch rule {
                 case .anyone: return true
-                case .user(let uid): return uid == peer.uid
+                case .user(let uid): if uid == peer.uid { return true }
                 case .group(let gid):
                     if gid == peer.gid { return true }
-                    if groups == nil { groups = UserDatabase.groups(ofUser: peer.uid, primaryGroup: peer.gid) }
-                    return groups!.contains(gid)
+                    if let groups {
+                        if groups.contains(gid) { return true }
+                    } else {
+                        undecided = true
+                    }
                 }
             }
+            return undecided ? nil : false
         }
-        return (allows(read), allows(write))
+        guard let read = allows(read), let write = allows(write) else { return nil }
+        return (read, write)
     }
 
     /// Parses one access-list entry: `"*"`, a user name or uid, or `"@group"` (name or gid).

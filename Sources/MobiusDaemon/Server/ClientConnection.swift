@@ -1,119 +1,106 @@
 import MobiusSystem
 
-/// One client of the control socket, as the I/O thread sees it: buffered input, replies owed in request order,
-/// buffered output, and its streams.
-final class ClientConnection {
-    // Every property is touched only by the I/O thread and never borrowed across a call that touches it again,
-    // so the runtime exclusivity checks (a sixth of the ingest profile) are switched off for them.
-
-    /// Replies owed, in line order. Replies known at once are written at once unless an earlier request still
-    /// waits for the loop; then they queue behind it. Consecutive requests waiting for the loop share one slot.
-    enum Slot {
-        /// This many requests in a row wait for the loop (which answers a connection's requests in order).
-        case awaitingLoop(Int)
-        case ready(LoopReply)
-    }
+/// One client of the control socket: buffered input, what it is owed, buffered output, and its streams.
+///
+/// Every reply a connection gets comes out of a loop pass, in request order (requests the server answers alone go
+/// through the pass too), so replies need no reordering here: the connection only counts what it is owed.
+final class ClientConnection: ReactorHandler {
+    // Every property is touched only by the reactor thread.
 
     let id: ConnectionID
     let fd: FileDescriptor
     let peer: PeerCredentials
-    let canRead: Bool
-    let canWrite: Bool
-    @exclusivity(unchecked) var replyMode: ReplyMode = .on
+    unowned let owner: any ClientConnectionOwner
+    var registration: Reactor.Registration?
+    /// The epoll interest currently registered.
+    var interest: Epoll.Events = []
+    /// Known once the peer's groups are looked up (only needed when access lists name groups).
+    var permissions: (read: Bool, write: Bool)?
+    var replyMode: ReplyMode = .on
     /// Request lines consumed so far (the next line's number is this plus one).
-    @exclusivity(unchecked) var linesConsumed = 0
+    var linesConsumed = 0
 
     // Input: bytes not yet consumed are input[inputStart...].
-    @exclusivity(unchecked) var input: [UInt8] = []
-    @exclusivity(unchecked) var inputStart = 0
+    var input: [UInt8] = []
+    var inputStart = 0
     /// Where the search for the next newline resumes (absolute index into `input`).
-    @exclusivity(unchecked) var scanFrom = 0
-    @exclusivity(unchecked) var readClosed = false
-    /// The loop's inbound queue refused a request: reading waits for `.inboundSpace`.
-    @exclusivity(unchecked) var pausedForQueue = false
+    var scanFrom = 0
+    var readClosed = false
+    /// The loop's queue was full: lines wait until it has room.
+    var pausedForQueue = false
     /// No more requests are read (after `quit`, `LineTooLong`, or during shutdown).
-    @exclusivity(unchecked) var closeAfterFlush = false
+    var closeAfterFlush = false
 
-    // Replies in request order.
-    @exclusivity(unchecked) private var slots: [Slot] = []
-    @exclusivity(unchecked) private var slotHead = 0
-    @exclusivity(unchecked) private(set) var awaitingLoop = 0
+    // What the loop still owes, oldest first: an estimate of each reply's size, for the output bound.
+    private var owedEstimates: [Int] = []
+    private var owedHead = 0
+    /// The sum of `owedEstimates` not yet answered.
+    private(set) var owedBytes = 0
+    /// Replies owed whose size is the model's (`model`, `subscribe`): lines wait while one is owed.
+    private(set) var modelSizedOwed = 0
 
     // Output: bytes not yet written are output[outputStart...].
-    @exclusivity(unchecked) var output: [UInt8] = []
-    @exclusivity(unchecked) var outputStart = 0
+    var output: [UInt8] = []
+    var outputStart = 0
     /// The newest subscription line not yet moved to `output` (latest-wins).
-    @exclusivity(unchecked) var pendingModel: [UInt8]?
+    var pendingModel: [UInt8]?
     /// Trace lines dropped because the client reads too slowly.
-    @exclusivity(unchecked) var droppedTraces = 0
-    @exclusivity(unchecked) var subscribed = false
-    @exclusivity(unchecked) var monitoring = false
-    /// Monotonic time of the last write progress while output was pending.
-    @exclusivity(unchecked) var lastProgress: UInt64 = 0
-    /// The epoll interest currently registered.
-    @exclusivity(unchecked) var registered: Epoll.Events = []
+    var droppedTraces = 0
+    var subscribed = false
+    var monitoring = false
+    /// Whether the connection is already on the server's list to flush this round.
+    var queuedForFlush = false
+    /// Monotonic time of the last write progress while output was pending (0: none pending).
+    var lastProgress: UInt64 = 0
 
-    init(id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, canRead: Bool, canWrite: Bool) {
+    /// Stands for "as big as the model": such a reply is owed at most once at a time.
+    static let modelSized = -1
+
+    init(id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, owner: any ClientConnectionOwner) {
         self.id = id
         self.fd = fd
         self.peer = peer
-        self.canRead = canRead
-        self.canWrite = canWrite
+        self.owner = owner
+    }
+
+    func reactorReady(_ events: Epoll.Events) {
+        owner.connectionReady(self, events)
     }
 
     var hasStreams: Bool { subscribed || monitoring }
 
     var pendingOutputBytes: Int { output.count - outputStart + (pendingModel?.count ?? 0) }
 
-    /// Whether every owed reply has been written.
-    var repliesSettled: Bool { slotHead == slots.count }
+    /// Replies the loop still owes.
+    var awaitingLoop: Int { owedEstimates.count - owedHead }
+
+    /// Whether one more request may go to the loop under `limit` (config `maxOutputBytes`): only while unsent
+    /// output plus what is already owed stays under it, and no model-sized reply is owed.
+    func mayRequest(limit: Int) -> Bool {
+        modelSizedOwed == 0 && pendingOutputBytes + owedBytes < limit
+    }
 
     // MARK: - Replies
 
-    /// Owes a reply the loop will give.
-    func expectLoopReply() {
-        awaitingLoop += 1
-        if slots.count > slotHead, case .awaitingLoop(let count) = slots[slots.count - 1] {
-            slots[slots.count - 1] = .awaitingLoop(count + 1)
-        } else {
-            slots.append(.awaitingLoop(1))
-        }
+    /// Owes a reply the loop will give; `estimate` bounds its size (or is `modelSized`).
+    func expectReply(estimate: Int) {
+        owedEstimates.append(estimate)
+        if estimate == Self.modelSized { modelSizedOwed += 1 } else { owedBytes += estimate }
     }
 
-    /// Owes a reply that is known now.
-    func reply(_ reply: LoopReply) {
-        if slotHead == slots.count {
-            write(reply)
-        } else {
-            slots.append(.ready(reply))
+    /// The loop's reply to the oldest request waiting for one.
+    func replied(_ reply: LoopReply) {
+        guard owedHead < owedEstimates.count else { return }
+        let estimate = owedEstimates[owedHead]
+        owedHead += 1
+        if estimate == Self.modelSized { modelSizedOwed -= 1 } else { owedBytes -= estimate }
+        if owedHead == owedEstimates.count {
+            owedEstimates.removeAll(keepingCapacity: owedEstimates.capacity <= 4096)
+            owedHead = 0
+        } else if owedHead > 4096 && owedHead * 2 > owedEstimates.count {
+            owedEstimates.removeFirst(owedHead)
+            owedHead = 0
         }
-    }
-
-    /// The loop's answer to the oldest request waiting for it. Ready replies are always written as soon as nothing
-    /// waits before them, so that request's slot is the head.
-    func loopReplied(_ reply: LoopReply) {
-        guard slotHead < slots.count, case .awaitingLoop(let count) = slots[slotHead] else { return }
-        awaitingLoop -= 1
-        write(reply)
-        if count > 1 {
-            slots[slotHead] = .awaitingLoop(count - 1)
-            return
-        }
-        slotHead += 1
-        while slotHead < slots.count, case .ready(let next) = slots[slotHead] {
-            write(next)
-            slotHead += 1
-        }
-        if slotHead == slots.count {
-            slots.removeAll(keepingCapacity: true)
-            slotHead = 0
-        } else if slotHead > 1024 && slotHead * 2 > slots.count {
-            slots.removeFirst(slotHead)
-            slotHead = 0
-        }
-    }
-
-    private func write(_ reply: LoopReply) {
         switch reply {
         case .ack(let seq): ReplyText.appendAck(seq, to: &output)
         case .line(let bytes): output.append(contentsOf: bytes)
@@ -155,7 +142,10 @@ final class ClientConnection {
             if outputStart == output.count {
                 output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
                 outputStart = 0
-                guard let model = pendingModel else { return .drained }
+                guard let model = pendingModel else {
+                    lastProgress = 0
+                    return .drained
+                }
                 pendingModel = nil
                 output = model
             }
@@ -171,8 +161,14 @@ final class ClientConnection {
                 outputStart += count
                 lastProgress = now
             case .success(.wouldBlock), .success(.endOfFile):
+                if lastProgress == 0 { lastProgress = now }
                 return .pending
             }
         }
     }
+}
+
+/// The part of the control server a connection reports readiness to.
+protocol ClientConnectionOwner: AnyObject {
+    func connectionReady(_ connection: ClientConnection, _ events: Epoll.Events)
 }

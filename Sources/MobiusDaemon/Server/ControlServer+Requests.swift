@@ -6,192 +6,166 @@ extension ControlServer {
         ["send", "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit"]
     }
 
-    /// Handles one request line. Returns `false` if the loop's queue was full and the line must be retried.
-    func handleLine(_ bytes: ArraySlice<UInt8>, on connection: ClientConnection) -> Bool {
-        let number = connection.linesConsumed + 1
-        let request = RequestLine.classify(bytes)
-        switch request {
+    /// Turns one request line (its number is `linesConsumed`) into an input for the loop's next pass. Every line
+    /// but a blank one becomes exactly one input, so replies come back in line order.
+    func handleLine(_ bytes: ArraySlice<UInt8>, on connection: ClientConnection) {
+        let number = connection.linesConsumed
+        switch RequestLine.classify(bytes) {
         case .blank:
-            return true
+            return
         case .event(let text):
-            return submitEvent(text, on: connection, line: number)
+            submitEvent(text, on: connection, line: number)
         case .invalid(let code, let message, let eventLike):
-            return fail(connection, code, message, line: number, eventLike: eventLike)
+            fail(connection, code, message, line: number, eventLike: eventLike)
         case .command(let name, let argument):
-            return handleCommand(name, argument: argument, on: connection, line: number)
+            handleCommand(name, argument: argument, on: connection, line: number)
         }
     }
 
-    private func submitEvent(_ text: ArraySlice<UInt8>, on connection: ClientConnection, line: Int) -> Bool {
-        guard connection.canWrite else {
-            return fail(
+    /// Hands `input` to the loop and records the reply the connection is now owed.
+    func submit(_ input: PassInput<Event>, on connection: ClientConnection) {
+        connection.expectReply(estimate: Self.replyEstimate(input))
+        loop.enqueue(input)
+    }
+
+    /// An upper bound on the size of the reply to `input`, for the output bound; `modelSized` when it is as big as
+    /// the model.
+    static func replyEstimate(_ input: PassInput<Event>) -> Int {
+        switch input {
+        case .event, .rejected:
+            // An ack, or an error whose message is capped (EventRejection.maxMessageBytes and short texts).
+            return 1024
+        case .reply(let line, _):
+            return line.count
+        case .request(let request, _):
+            switch request {
+            case .model, .subscribe: return ClientConnection.modelSized
+            case .status: return 16 * 1024
+            case .ping, .hello, .monitor: return 512
+            }
+        case .disconnected:
+            return 0
+        }
+    }
+
+    private func ticket(_ connection: ClientConnection, _ line: Int) -> ReplyTicket {
+        ReplyTicket(connection: connection.id, line: line, mode: connection.replyMode)
+    }
+
+    private func submitEvent(_ text: ArraySlice<UInt8>, on connection: ClientConnection, line: Int) {
+        guard connection.permissions?.write == true else {
+            fail(
                 connection, .permissionDenied, "uid \(connection.peer.uid) may not send events (access.write)",
                 line: line, eventLike: true)
+            return
         }
-        let ticket = ReplyTicket(connection: connection.id, line: line, mode: connection.replyMode)
-        guard stage(.eventText(Array(text), ticket)) else { return false }
-        connection.expectLoopReply()
-        return true
+        let value: JSONValue
+        do {
+            value = try JSONWire.parse(text)
+        } catch {
+            fail(connection, .invalidJSON, "invalid JSON: \(error)", line: line, eventLike: true)
+            return
+        }
+        let event: Event
+        do {
+            event = try loop.app.codec.decodeEvent(value)
+        } catch {
+            fail(
+                connection, .invalidEvent, "the app rejected the event: \(EventRejection.message(for: error))",
+                line: line, eventLike: true)
+            return
+        }
+        submit(.event(event, json: value, source: .client, ticket: ticket(connection, line)), on: connection)
     }
 
-    private func handleCommand(
-        _ name: String, argument: ArraySlice<UInt8>, on connection: ClientConnection, line: Int
-    ) -> Bool {
+    private func handleCommand(_ name: String, argument: ArraySlice<UInt8>, on connection: ClientConnection, line: Int)
+    {
         guard Self.commandNames.contains(name) else {
             fail(connection, .unknownCommand, "unknown command \"\(name)\"; send `help` for the list", line: line)
-            return true
+            return
         }
         if name == "send" {
             guard !argument.isEmpty else {
-                return fail(
+                fail(
                     connection, .invalidArgument, "send needs a JSON event: send {\"type\":\"…\"}", line: line,
                     eventLike: true)
+                return
             }
-            return submitEvent(argument, on: connection, line: line)
+            submitEvent(argument, on: connection, line: line)
+            return
         }
-        guard connection.canRead else {
+        guard connection.permissions?.read == true else {
             fail(connection, .permissionDenied, "uid \(connection.peer.uid) may not read (access.read)", line: line)
-            return true
+            return
         }
         switch name {
         case "model", "subscribe":
-            let path: JSONPointer?
-            switch Self.pathArgument(argument) {
-            case .success(let parsed): path = parsed
-            case .failure(let message):
-                fail(connection, .invalidArgument, "\(name): \(message)", line: line)
-                return true
+            switch RequestArguments.pathArgument(argument) {
+            case .success(let path):
+                if name == "model" {
+                    submit(.request(.model(path: path), ticket(connection, line)), on: connection)
+                } else {
+                    connection.subscribed = true
+                    submit(.request(.subscribe(path: path), ticket(connection, line)), on: connection)
+                }
+            case .failure(let problem):
+                fail(connection, .invalidArgument, "\(name): \(problem)", line: line)
             }
-            let request: LoopRequest = name == "model" ? .model(path: path) : .subscribe(path: path)
-            return submit(request, on: connection, line: line) { $0.subscribed = $0.subscribed || name == "subscribe" }
+            return
         case "log":
-            if let message = Self.logArgumentProblem(argument) {
-                fail(connection, .invalidArgument, "log: \(message)", line: line)
+            if let problem = RequestArguments.logArgumentProblem(argument) {
+                fail(connection, .invalidArgument, "log: \(problem)", line: line)
             } else {
                 fail(
                     connection, .unavailable, "log needs the event journal, which this daemon does not keep yet",
                     line: line)
             }
-            return true
+            return
         case "reply":
-            guard let mode = Self.replyMode(argument) else {
+            guard let mode = RequestArguments.replyMode(argument) else {
                 fail(connection, .invalidArgument, "reply takes \"on\", \"errors\" or \"off\"", line: line)
-                return true
+                return
             }
             connection.replyMode = mode
-            connection.reply(.line(JSONLine.object([("ok", true), ("reply", .string("\(mode)"))])))
-            dirty.insert(connection.id)
-            return true
+            answer(connection, JSONLine.object([("ok", true), ("reply", .string("\(mode)"))]), line: line)
+            return
         default:
             guard argument.isEmpty else {
                 fail(connection, .invalidArgument, "\(name) takes no argument", line: line)
-                return true
+                return
             }
         }
         switch name {
         case "monitor":
-            return submit(.monitor, on: connection, line: line) { $0.monitoring = true }
+            connection.monitoring = true
+            submit(.request(.monitor, ticket(connection, line)), on: connection)
         case "status":
-            return submit(.status, on: connection, line: line)
+            submit(.request(.status, ticket(connection, line)), on: connection)
         case "hello":
-            return submit(.hello, on: connection, line: line)
+            submit(.request(.hello, ticket(connection, line)), on: connection)
         case "ping":
-            return submit(.ping, on: connection, line: line)
+            submit(.request(.ping, ticket(connection, line)), on: connection)
         case "help":
             let names = JSONValue.array(Self.commandNames.map { .string($0) })
-            connection.reply(.line(JSONLine.object([("ok", true), ("commands", names)])))
+            answer(connection, JSONLine.object([("ok", true), ("commands", names)]), line: line)
         default:  // quit
-            connection.reply(.line(JSONLine.object([("ok", true)])))
+            answer(connection, JSONLine.object([("ok", true)]), line: line)
             connection.closeAfterFlush = true
         }
-        dirty.insert(connection.id)
-        return true
     }
 
-    private func submit(
-        _ request: LoopRequest, on connection: ClientConnection, line: Int,
-        accepted: (ClientConnection) -> Void = { _ in }
-    ) -> Bool {
-        let ticket = ReplyTicket(connection: connection.id, line: line, mode: connection.replyMode)
-        guard stage(.request(request, ticket)) else { return false }
-        connection.expectLoopReply()
-        accepted(connection)
-        return true
+    /// A reply known now, sent in line order through the loop's next pass.
+    private func answer(_ connection: ClientConnection, _ reply: [UInt8], line: Int) {
+        submit(.reply(reply, ticket(connection, line)), on: connection)
     }
 
-    /// Replies with an error; for event-like lines honours `reply errors|off` and counts the rejection, in order
-    /// with the connection's other requests (a `.rejected` mark goes through the loop's queue, so a `status`
-    /// counts exactly the rejections before it). Returns `false` when the queue is full and the line must wait.
-    @discardableResult
-    func fail(
-        _ connection: ClientConnection, _ code: ErrorCode, _ message: String, line: Int, eventLike: Bool = false
-    ) -> Bool {
+    /// An error reply; for event-like lines it honours `reply errors|off` and counts as rejected in `status`.
+    func fail(_ connection: ClientConnection, _ code: ErrorCode, _ message: String, line: Int, eventLike: Bool = false)
+    {
         if eventLike {
-            guard stage(.rejected) else { return false }
-            if connection.replyMode == .off { return true }
-        }
-        connection.reply(.line(JSONLine.error(code, message, line: line)))
-        dirty.insert(connection.id)
-        return true
-    }
-
-    // MARK: - Arguments
-
-    /// `{"path":"/json/pointer"}` or nothing.
-    static func pathArgument(_ argument: ArraySlice<UInt8>) -> Result<JSONPointer?, ArgumentProblem> {
-        guard !argument.isEmpty else { return .success(nil) }
-        guard let value = try? JSONWire.parse(argument), case .object(let object) = value else {
-            return .failure(ArgumentProblem("the argument must be a JSON object like {\"path\":\"/a/b\"}"))
-        }
-        if let unknown = object.keys.first(where: { $0 != "path" }) {
-            return .failure(ArgumentProblem("unknown key \"\(unknown)\" (only \"path\")"))
-        }
-        guard let pathValue = object["path"] else { return .success(nil) }
-        guard case .string(let text) = pathValue else {
-            return .failure(ArgumentProblem("\"path\" must be a string (a JSON Pointer)"))
-        }
-        do {
-            return .success(try JSONPointer(text))
-        } catch {
-            return .failure(ArgumentProblem("\"path\" is not a JSON Pointer: \(error)"))
+            submit(.rejected(code, message, ticket(connection, line)), on: connection)
+        } else {
+            answer(connection, JSONLine.error(code, message, line: line), line: line)
         }
     }
-
-    /// A message if `log`'s argument is malformed: an object with `since` and `limit` (integers ≥ 0) and
-    /// `follow` (boolean), all optional.
-    static func logArgumentProblem(_ argument: ArraySlice<UInt8>) -> String? {
-        guard !argument.isEmpty else { return nil }
-        guard let value = try? JSONWire.parse(argument), case .object(let object) = value else {
-            return "the argument must be a JSON object like {\"since\":0,\"follow\":true}"
-        }
-        for (key, member) in object.members {
-            switch key {
-            case "since", "limit":
-                guard let number = member.int64Value, number >= 0 else { return "\"\(key)\" must be an integer ≥ 0" }
-            case "follow":
-                guard member.boolValue != nil else { return "\"follow\" must be true or false" }
-            default:
-                return "unknown key \"\(key)\""
-            }
-        }
-        return nil
-    }
-
-    /// `"on"`, `"errors"`, `"off"`, quoted (JSON) or bare.
-    static func replyMode(_ argument: ArraySlice<UInt8>) -> ReplyMode? {
-        var text = String(decoding: argument, as: UTF8.self)
-        if let value = try? JSONWire.parse(argument), case .string(let string) = value { text = string }
-        switch text {
-        case "on": return .on
-        case "errors": return .errors
-        case "off": return .off
-        default: return nil
-        }
-    }
-}
-
-/// Why a command's argument was refused.
-struct ArgumentProblem: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -9,4 +9,7 @@ struct ServerSettings: Sendable {
     var access: AccessPolicy
     /// How long shutdown waits for clients to take their last replies.
     var shutdownFlushSeconds: Double = 5
+
+    /// `stallTimeout` in nanoseconds (the config bounds it, so this cannot overflow).
+    var stallTimeoutNanoseconds: UInt64 { UInt64(stallTimeout * 1e9) }
 }

@@ -6,16 +6,19 @@
 public struct JSONValueEncoder: Sendable {
     /// Values handed to every `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// How deep values may nest (the parser's limit by default); deeper values throw `EncodingError.invalidValue`
+    /// instead of recursing further.
+    public var maxDepth = JSONParser.defaultMaxDepth
 
     /// Creates an encoder.
     public init() {}
 
     /// Encodes `value`.
     ///
-    /// - Throws: `EncodingError.invalidValue` for a non-finite floating-point value or a
-    ///   value that encodes nothing at all.
+    /// - Throws: `EncodingError.invalidValue` for a non-finite floating-point value, a value
+    ///   nested deeper than `maxDepth`, or a value that encodes nothing at all.
     public func encode(_ value: some Encodable) throws -> JSONValue {
-        let encoder = ValueEncoder(codingPath: [], userInfo: userInfo)
+        let encoder = ValueEncoder(codingPath: [], userInfo: userInfo, maxDepth: maxDepth)
         try value.encode(to: encoder)
         guard let storage = encoder.storage else {
             throw EncodingError.invalidValue(

@@ -94,13 +94,13 @@ struct KeyedValueEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     }
 
     mutating func superEncoder() -> any Encoder {
-        let child = ValueEncoder(codingPath: codingPath + [JSONCodingKey.superKey], userInfo: encoder.userInfo)
+        let child = encoder.child(at: JSONCodingKey.superKey)
         box.set(JSONCodingKey.superKey.stringValue, .encoder(child))
         return child
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        let child = ValueEncoder(codingPath: codingPath + [key], userInfo: encoder.userInfo)
+        let child = encoder.child(at: key)
         box.set(key.stringValue, .encoder(child))
         return child
     }

@@ -90,7 +90,7 @@ struct UnkeyedValueEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func superEncoder() -> any Encoder {
-        let child = ValueEncoder(codingPath: codingPath + [nextKey], userInfo: encoder.userInfo)
+        let child = encoder.child(at: nextKey)
         box.items.append(.encoder(child))
         return child
     }

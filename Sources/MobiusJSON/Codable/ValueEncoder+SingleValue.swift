@@ -64,6 +64,9 @@ extension ValueEncoder: SingleValueEncodingContainer {
             storage = .value(json)
             return
         }
+        try descend(value)
+        depth += 1
+        defer { depth -= 1 }
         try value.encode(to: self)
     }
 }

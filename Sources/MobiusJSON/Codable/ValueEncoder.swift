@@ -3,10 +3,31 @@ final class ValueEncoder: Encoder {
     let codingPath: [any CodingKey]
     let userInfo: [CodingUserInfoKey: Any]
     var storage: EncodedItem?
+    /// How many `encode(to:)` calls enclose this encoder's, and how many may: input never drives recursion past
+    /// the bound (a recursive Swift type nested deeper than JSON's nesting limit throws instead).
+    var depth = 0
+    let maxDepth: Int
 
-    init(codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any]) {
+    init(codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any], depth: Int = 0, maxDepth: Int) {
         self.codingPath = codingPath
         self.userInfo = userInfo
+        self.depth = depth
+        self.maxDepth = maxDepth
+    }
+
+    /// Counts one more level of nesting, throwing past `maxDepth`.
+    func descend(_ value: Any) throws {
+        guard depth < maxDepth else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: codingPath, debugDescription: "The value nests deeper than \(maxDepth) levels."))
+        }
+    }
+
+    /// An encoder for a value nested one level below this one's.
+    func child(at key: any CodingKey) -> ValueEncoder {
+        ValueEncoder(codingPath: codingPath + [key], userInfo: userInfo, depth: depth + 1, maxDepth: maxDepth)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -38,7 +59,8 @@ final class ValueEncoder: Encoder {
     /// Encodes a child value at `key`, returning what it produced.
     func encodeChild(_ value: some Encodable, at key: any CodingKey) throws -> EncodedItem {
         if let json = value as? JSONValue { return .value(json) }
-        let child = ValueEncoder(codingPath: codingPath + [key], userInfo: userInfo)
+        try descend(value)
+        let child = child(at: key)
         try value.encode(to: child)
         return child.storage ?? .object(ObjectBox())
     }

@@ -6,10 +6,14 @@ public struct JSONPointer: Sendable, Hashable {
     /// The unescaped reference tokens, outermost first.
     public let tokens: [String]
 
+    /// The most reference tokens a parsed pointer may have: the parser's nesting limit, since a longer pointer
+    /// cannot point into any value it accepts (and code walking a pointer never recurses past it).
+    public static let maxTokens = JSONParser.defaultMaxDepth
+
     /// Parses the string form of a pointer.
     ///
     /// - Throws: ``JSONPointerError`` when the string is neither empty nor starts with `/`,
-    ///   or a `~` is not followed by `0` or `1`.
+    ///   a `~` is not followed by `0` or `1`, or it has more than ``maxTokens`` tokens.
     public init(_ string: String) throws(JSONPointerError) {
         guard !string.isEmpty else {
             tokens = []
@@ -26,6 +30,11 @@ public struct JSONPointer: Sendable, Hashable {
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "/") {
+                guard tokens.count + 1 < Self.maxTokens else {
+                    throw JSONPointerError(
+                        pointer: string, offset: offset,
+                        message: "a JSON Pointer may have at most \(Self.maxTokens) tokens")
+                }
                 tokens.append(String(decoding: current, as: UTF8.self))
                 current.removeAll(keepingCapacity: true)
             } else if byte == UInt8(ascii: "~") {

@@ -14,8 +14,10 @@ public struct JSONPointerError: Error, CustomStringConvertible, Sendable, Hashab
         self.message = message
     }
 
-    /// E.g. `invalid JSON Pointer "/a~2": '~' must be followed by '0' or '1' at byte 2`.
+    /// E.g. `invalid JSON Pointer "/a~2": '~' must be followed by '0' or '1' at byte 2`. A long pointer is shown
+    /// by its first 64 bytes, so a reply about it stays small.
     public var description: String {
-        "invalid JSON Pointer \"\(pointer)\": \(message) at byte \(offset)"
+        let shown = pointer.utf8.count <= 64 ? pointer : String(decoding: pointer.utf8.prefix(64), as: UTF8.self) + "…"
+        return "invalid JSON Pointer \"\(shown)\": \(message) at byte \(offset)"
     }
 }

@@ -1,0 +1,123 @@
+import MobiusSystem
+
+/// The daemon's one event loop: an epoll set that every part with a descriptor or a deadline registers with.
+///
+/// Handlers are registered by descriptor; timers are one-shot with cancellation; other threads reach the reactor
+/// through `waker`. Each round waits in `epoll_wait` (no timeout unless a timer is due, so an idle daemon sleeps),
+/// calls the ready handlers and due timers, then runs the round-end hooks: the loop pass runs there, so requests
+/// read in one round are applied and answered in that same round, with no hand-off to another thread.
+///
+/// Everything here runs on the reactor thread, except `waker.post` and `stop()`'s posting form.
+final class Reactor {
+    /// A registered descriptor.
+    struct Registration: Hashable {
+        let token: UInt64
+        let fd: FileDescriptor
+    }
+
+    private let epoll: Epoll
+    private var handlers: [UInt64: any ReactorHandler] = [:]
+    private var nextToken: UInt64 = 1
+    private var timers = ReactorTimers()
+    private var roundEndHooks: [() -> Void] = []
+    private var running = false
+    /// Set when a handler or hook has more to do right away: the next wait does not sleep.
+    private var moreWork = false
+    let waker: ReactorWaker
+    private var wakerRegistration: Registration?
+
+    init() throws(SystemError) {
+        epoll = try Epoll()
+        waker = try ReactorWaker()
+        wakerRegistration = try register(waker.eventFD.fd, for: .readable, handler: WakerHandler(waker: waker))
+    }
+
+    /// Registers `fd` with `handler` for `events`. The handler is held until `unregister`.
+    func register(
+        _ fd: FileDescriptor, for events: Epoll.Events, handler: any ReactorHandler
+    ) throws(SystemError) -> Registration {
+        let token = nextToken
+        nextToken += 1
+        try epoll.add(fd, events: events, token: token)
+        handlers[token] = handler
+        return Registration(token: token, fd: fd)
+    }
+
+    /// Changes what a registration waits for.
+    func update(_ registration: Registration, to events: Epoll.Events) throws(SystemError) {
+        try epoll.modify(registration.fd, events: events, token: registration.token)
+    }
+
+    /// Drops a registration; its handler gets no more calls, even for events already returned in this round.
+    func unregister(_ registration: Registration) {
+        guard handlers.removeValue(forKey: registration.token) != nil else { return }
+        epoll.remove(registration.fd)
+    }
+
+    /// Runs `action` once, `nanoseconds` from now.
+    @discardableResult
+    func after(nanoseconds: UInt64, _ action: @escaping () -> Void) -> ReactorTimers.ID {
+        let now = SystemProcess.monotonicNanoseconds()
+        let (deadline, overflow) = now.addingReportingOverflow(nanoseconds)
+        return timers.schedule(at: overflow ? .max : deadline, action)
+    }
+
+    /// Cancels a timer that has not fired yet.
+    func cancel(_ timer: ReactorTimers.ID) {
+        timers.cancel(timer)
+    }
+
+    /// Adds a hook run at the end of every round, in the order added.
+    func atEndOfEachRound(_ hook: @escaping () -> Void) {
+        roundEndHooks.append(hook)
+    }
+
+    /// Asks for another round without sleeping (a handler stopped early to be fair to others).
+    func requestAnotherRound() {
+        moreWork = true
+    }
+
+    /// Runs rounds until `stop()`.
+    func run() throws(SystemError) {
+        running = true
+        while running {
+            let timeout = nextTimeout()
+            moreWork = false
+            try epoll.wait(timeoutMilliseconds: timeout) { token, events in
+                handlers[token]?.reactorReady(events)
+            }
+            if !timers.isEmpty {
+                for action in timers.takeDue(now: SystemProcess.monotonicNanoseconds()) { action() }
+            }
+            for hook in roundEndHooks { hook() }
+        }
+    }
+
+    /// Ends `run()` after the current round. Reactor thread only; other threads post it through `waker`.
+    func stop() {
+        running = false
+    }
+
+    private func nextTimeout() -> Int32 {
+        if moreWork { return 0 }
+        guard let deadline = timers.nextDeadline else { return -1 }
+        let now = SystemProcess.monotonicNanoseconds()
+        guard deadline > now else { return 0 }
+        // Rounded up: waking a little late is fine, waking early would spin until the deadline.
+        let milliseconds = (deadline - now + 999_999) / 1_000_000
+        return Int32(min(milliseconds, UInt64(Int32.max)))
+    }
+}
+
+/// Runs what other threads posted.
+private final class WakerHandler: ReactorHandler {
+    let waker: ReactorWaker
+
+    init(waker: ReactorWaker) {
+        self.waker = waker
+    }
+
+    func reactorReady(_ events: Epoll.Events) {
+        for work in waker.takePosted() { work() }
+    }
+}

@@ -1,0 +1,60 @@
+import MobiusJSON
+
+/// Effects the daemon handles itself; their routing keys start with `mobiusd.`.
+///
+/// - `mobiusd.log`: `{"type":"mobiusd.log","message":"text","level":"info"}` writes a log line (levels: error,
+///   warning, notice, info, debug; default info).
+/// - `mobiusd.after`: `{"type":"mobiusd.after","seconds":S,"event":E}` delivers `E` to the loop after `S` seconds
+///   (0 to 31,536,000), as an event from a timer. At most `maxPendingTimers` wait at once; timers still pending
+///   at shutdown are dropped.
+final class BuiltinEffects {
+    /// Why a built-in effect could not be carried out.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let maxPendingTimers = 65_536
+    static let maxDelaySeconds = 31_536_000.0
+
+    private let log: DaemonLog
+    private let reactor: Reactor
+    private let deliver: (JSONValue) -> Void
+    private var pendingTimers = 0
+
+    /// - Parameter deliver: hands a timer's event to the loop (reactor thread).
+    init(log: DaemonLog, reactor: Reactor, deliver: @escaping (JSONValue) -> Void) {
+        self.log = log
+        self.reactor = reactor
+        self.deliver = deliver
+    }
+
+    /// Carries out `effect` if it is a built-in: `true` when handled, `false` when it is not a built-in.
+    /// - Throws: `Failure` for a built-in effect that is malformed or over a limit.
+    func handle(_ effect: JSONValue, key: String) throws(Failure) -> Bool {
+        switch key {
+        case "mobiusd.log":
+            let message = effect["message"]?.stringValue ?? String(decoding: effect.encoded(), as: UTF8.self)
+            let level = effect["level"]?.stringValue.flatMap(DaemonLog.Level.init(name:)) ?? .info
+            log.write(level, message)
+            return true
+        case "mobiusd.after":
+            guard let seconds = effect["seconds"]?.doubleValue, seconds.isFinite, seconds >= 0,
+                seconds <= Self.maxDelaySeconds
+            else {
+                throw Failure(description: "mobiusd.after needs \"seconds\" from 0 to \(Int(Self.maxDelaySeconds))")
+            }
+            guard let event = effect["event"] else { throw Failure(description: "mobiusd.after needs an \"event\"") }
+            guard pendingTimers < Self.maxPendingTimers else {
+                throw Failure(description: "mobiusd.after: \(Self.maxPendingTimers) timers are already pending")
+            }
+            pendingTimers += 1
+            reactor.after(nanoseconds: UInt64(seconds * 1e9)) { [self] in
+                pendingTimers -= 1
+                deliver(event)
+            }
+            return true
+        default:
+            return false
+        }
+    }
+}

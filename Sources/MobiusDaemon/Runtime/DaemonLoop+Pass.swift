@@ -1,0 +1,195 @@
+import MobiusCore
+import MobiusJSON
+import MobiusSystem
+
+extension DaemonLoop {
+    /// Computes a pass over `inputs` from the committed state, in order, without touching anything outside the
+    /// returned value.
+    func compute(_ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode) -> PassWork<Model, Effect> {
+        var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
+        let recording = commitHook != nil
+        for index in inputs.indices {
+            switch inputs[index] {
+            case .event(let event, let json, let source, let ticket):
+                if case .rejectingEvents(let code, let message) = mode {
+                    reject(code, message, ticket: ticket, source: source, work: &work)
+                } else {
+                    apply(
+                        event, json: json, source: source, ticket: ticket, mode: mode, recording: recording, work: &work
+                    )
+                }
+            case .request(let request, let ticket):
+                if case .status = request { setPassRemainder(inputs[(index + 1)...]) }
+                work.outputs.append(.reply(ticket.connection, answer(request, ticket: ticket, work: &work)))
+                setPassRemainder([])
+            case .rejected(let code, let message, let ticket):
+                reject(code, message, ticket: ticket, source: .client, work: &work)
+            case .reply(let line, let ticket):
+                work.outputs.append(.reply(ticket.connection, .line(line)))
+            case .disconnected(let connection):
+                work.streamChanges.append(.disconnect(connection))
+                work.monitors.removeAll { $0 == connection }
+            }
+        }
+        return work
+    }
+
+    private func apply(
+        _ event: Event, json: JSONValue?, source: EventSourceKind, ticket: ReplyTicket?,
+        mode: PassWork<Model, Effect>.Mode, recording: Bool, work: inout PassWork<Model, Effect>
+    ) {
+        let next: Next<Model, Effect>
+        do {
+            next = try app.update(work.state.model, event)
+        } catch {
+            reject(.invalidEvent, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
+            return
+        }
+        if let model = next.model {
+            var candidate = work.state
+            candidate.model = model
+            candidate.modelJSON = nil
+            if let problem = depthProblem(of: &candidate, mode: mode) {
+                reject(
+                    .invalidEvent, "the event would make the model too deep: \(problem)", ticket: ticket,
+                    source: source, work: &work)
+                return
+            }
+            work.state.model = candidate.model
+            work.state.modelJSON = candidate.modelJSON
+            work.modelChanged = true
+        }
+        work.state.seq += 1
+        work.state.accepted += 1
+        work.effects.append(contentsOf: next.effects)
+        if let ticket {
+            work.outputs.append(.reply(ticket.connection, ticket.mode == .on ? .ack(work.state.seq) : .none))
+        }
+        let needsJSON = recording || !work.monitors.isEmpty
+        let eventJSON = needsJSON ? (json ?? app.codec.encodeEvent(event)) : .null
+        if recording { work.entries.append(PassCommit.Entry(seq: work.state.seq, event: eventJSON)) }
+        if !work.monitors.isEmpty {
+            let line = JSONLine.object([
+                ("trace", "event"), ("seq", .number(JSONNumber(work.state.seq))), ("event", eventJSON),
+            ])
+            for monitor in work.monitors { work.outputs.append(.trace(monitor, line)) }
+        }
+    }
+
+    /// Why a changed model may not be kept, under the app's depth policy and the pass's mode.
+    private func depthProblem(
+        of candidate: inout LoopState<Model>, mode: PassWork<Model, Effect>.Mode
+    ) -> String? {
+        switch (app.modelDepth, mode) {
+        case (.boundedByApp, _), (.eachPass, .normal):
+            return nil
+        case (.eachEvent, _), (.eachPass, _):
+            return modelDepthProblem(&candidate)
+        }
+    }
+
+    private func reject(
+        _ code: ErrorCode, _ message: String, ticket: ReplyTicket?, source: EventSourceKind,
+        work: inout PassWork<Model, Effect>
+    ) {
+        work.state.rejected += 1
+        guard let ticket else {
+            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            logRejected(source: source, message)
+            return
+        }
+        let reply: LoopReply = ticket.mode == .off ? .none : .line(JSONLine.error(code, message, line: ticket.line))
+        work.outputs.append(.reply(ticket.connection, reply))
+    }
+
+    // MARK: - Requests
+
+    private func answer(
+        _ request: LoopRequest, ticket: ReplyTicket, work: inout PassWork<Model, Effect>
+    ) -> LoopReply {
+        let seqValue = JSONValue.number(JSONNumber(work.state.seq))
+        switch request {
+        case .model(let path), .subscribe(let path):
+            guard let model = modelJSON(&work.state) else {
+                return .line(JSONLine.error(.internal, "the app could not encode its model", line: ticket.line))
+            }
+            let value = path.map { $0.value(in: model) ?? .null } ?? model
+            guard case .subscribe = request else {
+                return .line(JSONLine.object([("ok", true), ("seq", seqValue), ("model", value)]))
+            }
+            if !isSubscribed(ticket.connection)
+                && !work.streamChanges.contains(where: {
+                    if case .subscribe(ticket.connection, _, _, _) = $0 { return true }
+                    return false
+                })
+            {
+                work.subscriberCount += 1
+            }
+            work.streamChanges.append(.subscribe(ticket.connection, path: path, value: value, seq: work.state.seq))
+            return .line(
+                JSONLine.object([("ok", true), ("seq", seqValue), ("epoch", .string(epoch)), ("model", value)]))
+        case .ping:
+            return .line(JSONLine.object([("ok", true), ("seq", seqValue)]))
+        case .hello:
+            return .line(
+                JSONLine.object([
+                    ("ok", true), ("protocol", 1), ("daemon", "mobiusd"), ("version", .string(version)),
+                    ("app", .string(app.name)), ("epoch", .string(epoch)), ("seq", seqValue),
+                ]))
+        case .status:
+            return .line(statusLine(work))
+        case .monitor:
+            if !work.monitors.contains(ticket.connection) { work.monitors.append(ticket.connection) }
+            work.streamChanges.append(.monitor(ticket.connection))
+            return .line(JSONLine.object([("ok", true), ("seq", seqValue)]))
+        }
+    }
+
+    /// The JSON form of a pass's model, cached in its state.
+    private func modelJSON(_ state: inout LoopState<Model>) -> JSONValue? {
+        if let cached = state.modelJSON { return cached }
+        guard let encoded = try? app.codec.encodeModel(state.model) else { return nil }
+        state.modelJSON = encoded
+        return encoded
+    }
+
+    private func statusLine(_ work: PassWork<Model, Effect>) -> [UInt8] {
+        let uptime = Double(SystemProcess.monotonicNanoseconds() - stats.startedAt) / 1e9
+        var queues: [(String, JSONValue)] = [("capacity", .number(JSONNumber(capacity)))]
+        let depths = queueDepths()
+        for kind in EventSourceKind.allCases {
+            queues.append((kind.rawValue, .number(JSONNumber(depths[kind] ?? 0))))
+        }
+        var members: [(String, JSONValue)] = [
+            ("ok", true),
+            ("app", .string(app.name)),
+            ("seq", .number(JSONNumber(work.state.seq))),
+            ("epoch", .string(epoch)),
+            ("version", .string(version)),
+            ("uptime", .number(JSONNumber((uptime * 1000).rounded() / 1000) ?? JSONNumber(0))),
+            ("subscribers", .number(JSONNumber(work.subscriberCount))),
+            ("monitors", .number(JSONNumber(work.monitors.count))),
+            (
+                "events",
+                .object([
+                    "accepted": .number(JSONNumber(work.state.accepted)),
+                    "rejected": .number(JSONNumber(work.state.rejected)),
+                ])
+            ),
+            (
+                "effects",
+                .object([
+                    "unhandled": .number(JSONNumber(stats.unhandledEffects.load(ordering: .relaxed))),
+                    "libraryErrors": .number(JSONNumber(stats.libraryErrors.load(ordering: .relaxed))),
+                ])
+            ),
+            ("queues", .object(JSONObject(queues))),
+        ]
+        members.append(contentsOf: statusMembers())
+        return JSONLine.object(members)
+    }
+
+    private func logRejected(source: EventSourceKind, _ message: String) {
+        log.limited("event rejected", .warning, "event from \(source.rawValue) rejected: \(message)")
+    }
+}

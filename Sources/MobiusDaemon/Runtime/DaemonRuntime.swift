@@ -1,0 +1,143 @@
+import MobiusCore
+import MobiusJSON
+import MobiusSystem
+
+/// The running daemon: one reactor thread with the control server and the loop on it, the log's writer thread, and
+/// a worker thread for calls that may block (NSS, /proc). Built and run by `DaemonSetup.serve`.
+final class DaemonRuntime<Model, Event, Effect> {
+    let reactor: Reactor
+    let loop: DaemonLoop<Model, Event, Effect>
+    let server: ControlServer<Model, Event, Effect>
+    let log: DaemonLog
+    let stats: DaemonStats
+    let worker: BlockingWorker
+    private let signalHandler: SignalHandler
+    private var dispatcher: EffectDispatcher<Model, Event, Effect>?
+    private var stopping = false
+    private var stopDeadline: UInt64 = .max
+    /// Events from Swift effect handlers running on other threads (async routes, routes on a queue).
+    private let effectInbox: EventInbox<Event>
+
+    /// Capacity of the loop's queue; producers beyond it wait (backpressure).
+    static var loopCapacity: Int { 65_536 }
+
+    init(
+        app: DaemonApp<Model, Event, Effect>, listener: FileDescriptor, signals: SignalFD, settings: ServerSettings,
+        log: DaemonLog, stats: DaemonStats, epoch: String
+    ) throws(SystemError) {
+        let reactor = try Reactor()
+        let worker = BlockingWorker(name: "mobiusd-worker")
+        let loop = DaemonLoop(
+            app: app, capacity: Self.loopCapacity, stats: stats, log: log, epoch: epoch, version: MobiusDaemon.version)
+        self.reactor = reactor
+        self.loop = loop
+        self.log = log
+        self.stats = stats
+        self.worker = worker
+        self.server = try ControlServer(
+            loop: loop, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker)
+        self.signalHandler = SignalHandler(signals: signals)
+        let waker = reactor.waker
+        let loopRef = ReactorBound(value: loop)
+        effectInbox = EventInbox(kind: .effect, capacity: 4096, policy: .block) {
+            waker.post { loopRef.value.inboxHasItems() }
+        }
+        _ = try reactor.register(signals.fd, for: .readable, handler: signalHandler)
+        wire(app: app)
+    }
+
+    private func wire(app: DaemonApp<Model, Event, Effect>) {
+        loop.sink = server
+        loop.requestAnotherRound = { [unowned reactor] in reactor.requestAnotherRound() }
+        loop.statusMembers = { [unowned self] in statusMembers() }
+        loop.attach(effectInbox) { event in .event(event, json: nil, source: .effect, ticket: nil) }
+        let builtins = BuiltinEffects(log: log, reactor: reactor) { [unowned self] json in deliverTimerEvent(json) }
+        let reactorThread = SystemThread.currentID
+        let inbox = effectInbox
+        let loop = self.loop
+        dispatcher = EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins) { event in
+            // Synchronous Swift routes run inside the pass's dispatch on the reactor thread: they cannot wait, so
+            // their events go straight to the queue (bounded by one pass's effects). Others go through the inbox.
+            if SystemThread.currentID == reactorThread {
+                loop.enqueue(.event(event, json: nil, source: .effect, ticket: nil))
+            } else {
+                inbox.post(event)
+            }
+        }
+        loop.dispatcher = dispatcher
+        signalHandler.onSignal = { [unowned self] signal in handle(signal) }
+        reactor.atEndOfEachRound { [unowned self] in endOfRound() }
+    }
+
+    /// A `mobiusd.after` timer fired: its event goes to the loop like any other, decoded by the app.
+    private func deliverTimerEvent(_ json: JSONValue) {
+        do {
+            let event = try loop.app.codec.decodeEvent(json)
+            loop.enqueue(.event(event, json: json, source: .timer, ticket: nil))
+        } catch {
+            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            log.limited(
+                "event rejected", .warning, "event from timer rejected: \(EventRejection.message(for: error))")
+        }
+    }
+
+    /// Runs the reactor on the calling thread until shutdown has finished.
+    func run() throws(SystemError) {
+        loop.start()
+        try reactor.run()
+        server.closeAll()
+        dispatcher?.dispose()
+        effectInbox.close()
+    }
+
+    private func endOfRound() {
+        loop.runPasses()
+        server.endOfRound()
+        guard stopping else { return }
+        let idle = !loop.hasQueuedInputs && !loop.isCommitting && server.finishedFlushing
+        if idle || SystemProcess.monotonicNanoseconds() >= stopDeadline { reactor.stop() }
+    }
+
+    private func handle(_ signal: SignalFD.Signal) {
+        switch signal {
+        case .terminate, .interrupt:
+            guard !stopping else { return }
+            stopping = true
+            log.notice("\(signal == .terminate ? "SIGTERM" : "SIGINT"): shutting down")
+            server.beginShutdown()
+            let flushSeconds = server.settings.shutdownFlushSeconds
+            stopDeadline = SystemProcess.monotonicNanoseconds() + UInt64(flushSeconds * 1e9)
+            // Wakes the reactor at the deadline even if no client does.
+            reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
+        case .hangUp:
+            log.notice("SIGHUP: nothing to reload")
+        }
+    }
+
+    /// `status` members the loop does not own.
+    private func statusMembers() -> [(String, JSONValue)] {
+        refreshResidentSize()
+        return [
+            ("connections", .number(JSONNumber(server.connectionCount))),
+            ("plugins", .object([:])),
+            ("dbus", .object([:])),
+            ("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))),
+        ]
+    }
+
+    /// Asks the worker to sample RSS from /proc if the last sample is over a second old; `status` reports the
+    /// latest sample, so reading /proc never holds up the loop.
+    private func refreshResidentSize() {
+        let now = SystemProcess.monotonicNanoseconds()
+        let last = stats.residentSampleRequested.load(ordering: .relaxed)
+        guard last == 0 || now - last >= 1_000_000_000 else { return }
+        stats.residentSampleRequested.store(now, ordering: .relaxed)
+        let stats = self.stats
+        worker.submit { stats.residentBytes.store(SystemProcess.residentBytes(), ordering: .relaxed) }
+    }
+
+    /// Samples RSS now (at start, before serving, so the first `status` has a figure).
+    func sampleResidentSize() {
+        stats.residentBytes.store(SystemProcess.residentBytes(), ordering: .relaxed)
+    }
+}

@@ -1,0 +1,14 @@
+/// Where an event came from. Every applied event gets a seq whatever its source; `status` reports queue depths by
+/// kind.
+enum EventSourceKind: String, CaseIterable, Sendable {
+    /// A client of the control socket.
+    case client
+    /// A Swift effect handler of a compiled app.
+    case effect
+    /// A built-in timer (`mobiusd.after`).
+    case timer
+    /// A plugin (effect events and unsolicited events).
+    case plugin
+    /// A D-Bus signal or initial read.
+    case dbus
+}

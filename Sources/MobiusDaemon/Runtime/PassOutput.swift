@@ -1,0 +1,7 @@
+/// What a pass hands to the control server once it is committed, in order.
+enum PassOutput: Sendable {
+    /// The reply to the connection's oldest request still waiting for one.
+    case reply(ConnectionID, LoopReply)
+    /// A monitor trace line.
+    case trace(ConnectionID, [UInt8])
+}

@@ -1,0 +1,33 @@
+import MobiusJSON
+
+/// A pass being computed: the state it leads to and everything it will hand out, all as values. Nothing here
+/// reaches a client, the app's effect handlers or the journal until the pass is committed.
+struct PassWork<Model, Effect> {
+    /// How a pass is computed.
+    enum Mode {
+        /// Apply events; the app's depth check decides when models are measured.
+        case normal
+        /// Apply events, encoding and measuring every changed model (a typed model turned out too deep).
+        case checkingEachModel
+        /// The commit failed: every event gets this error, reads see the state before the pass.
+        case rejectingEvents(ErrorCode, String)
+    }
+
+    var state: LoopState<Model>
+    var outputs: [PassOutput] = []
+    /// The applied events for the commit hook (only collected when there is a hook).
+    var entries: [PassCommit.Entry] = []
+    var effects: [Effect] = []
+    var streamChanges: [StreamChange] = []
+    /// Monitors as of the current point of the pass (those before it, plus and minus this pass's changes).
+    var monitors: [ConnectionID]
+    /// Subscriptions as of the current point of the pass.
+    var subscriberCount: Int
+    var modelChanged = false
+
+    init(state: LoopState<Model>, monitors: [ConnectionID], subscriberCount: Int) {
+        self.state = state
+        self.monitors = monitors
+        self.subscriberCount = subscriberCount
+    }
+}

@@ -1,0 +1,10 @@
+import MobiusJSON
+
+/// A change to who streams what, recorded while a pass is computed and applied in order when it ends (commit or
+/// not: a subscription is a read, answered against whichever state the pass leaves).
+enum StreamChange {
+    /// A subscription sent `value` (at `path`) as of `seq`.
+    case subscribe(ConnectionID, path: JSONPointer?, value: JSONValue, seq: UInt64)
+    case monitor(ConnectionID)
+    case disconnect(ConnectionID)
+}

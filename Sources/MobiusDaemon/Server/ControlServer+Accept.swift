@@ -1,0 +1,139 @@
+import MobiusJSON
+import MobiusSystem
+
+extension ControlServer {
+    /// Accepts every pending connection. Out of descriptors, it stops accepting until one is freed or a short
+    /// timer fires, rather than being woken for the same pending connection again and again.
+    func acceptConnections() {
+        guard let listener, acceptPause == nil || acceptPause?.retryTimer == nil else { return }
+        while true {
+            let accepted: FileDescriptor?
+            do {
+                accepted = try UnixSocket.accept(listener.fd)
+            } catch {
+                if error.errno == SystemErrno.processOutOfDescriptors
+                    || error.errno == SystemErrno.systemOutOfDescriptors
+                {
+                    pauseAccepting(error)
+                } else {
+                    log.limited("accept", .error, "control socket: \(error)")
+                }
+                return
+            }
+            guard let fd = accepted else {
+                endAcceptPause()
+                return
+            }
+            endAcceptPause()
+            admit(fd)
+        }
+    }
+
+    private func pauseAccepting(_ error: SystemError) {
+        guard let listener, let registration = listener.registration else { return }
+        if acceptPause == nil {
+            acceptPause = AcceptPause(startedAt: SystemProcess.monotonicNanoseconds(), reason: error.reason)
+            let limit = (try? ResourceLimits.openFiles()).map { " (open files limit \($0.soft))" } ?? ""
+            log.warning(
+                "control socket: out of file descriptors (\(error.reason))\(limit); not accepting until one is freed")
+        } else {
+            acceptPause?.failedRetries += 1
+        }
+        reactor.unregister(registration)
+        listener.registration = nil
+        acceptPause?.retryTimer = reactor.after(nanoseconds: AcceptPause.retryNanoseconds) { [weak self] in
+            self?.retryAccepting()
+        }
+    }
+
+    /// A descriptor was closed: if accepting is paused, try again now.
+    func descriptorFreed() {
+        guard acceptPause != nil, let timer = acceptPause?.retryTimer else { return }
+        reactor.cancel(timer)
+        retryAccepting()
+    }
+
+    private func retryAccepting() {
+        guard let listener, acceptPause != nil, !shuttingDown else { return }
+        acceptPause?.retryTimer = nil
+        do {
+            listener.registration = try reactor.register(listener.fd, for: .readable, handler: listener)
+        } catch {
+            log.limited("accept", .error, "control socket: \(error)")
+        }
+        acceptConnections()
+    }
+
+    private func endAcceptPause() {
+        guard let pause = acceptPause, pause.retryTimer == nil else { return }
+        acceptPause = nil
+        let seconds = Double(SystemProcess.monotonicNanoseconds() - pause.startedAt) / 1e9
+        log.notice(
+            "control socket: accepting again after \((seconds * 10).rounded() / 10) s without descriptors "
+                + "(\(pause.failedRetries) retries failed)")
+    }
+
+    private func admit(_ fd: FileDescriptor) {
+        guard let peer = try? UnixSocket.peerCredentials(fd) else {
+            fd.close()
+            return
+        }
+        let perUser = connectionsPerUser[peer.uid, default: 0]
+        if connections.count >= settings.maxConnections || perUser >= settings.maxConnectionsPerUser || shuttingDown {
+            let which =
+                shuttingDown
+                ? "the daemon is shutting down"
+                : connections.count >= settings.maxConnections
+                    ? "the daemon has \(connections.count) connections (maxConnections \(settings.maxConnections))"
+                    : "uid \(peer.uid) has \(perUser) connections (maxConnectionsPerUser \(settings.maxConnectionsPerUser))"
+            let line = JSONLine.error(
+                shuttingDown ? .shuttingDown : .overloaded, "too many connections: \(which)", line: nil)
+            _ = line.withUnsafeBytes { try? fd.write($0) }
+            fd.close()
+            log.limited("connection refused", .warning, "refused a connection from uid \(peer.uid): \(which)")
+            return
+        }
+        let id = nextConnectionID
+        nextConnectionID += 1
+        let connection = ClientConnection(id: id, fd: fd, peer: peer, owner: self)
+        do {
+            connection.registration = try reactor.register(fd, for: [], handler: connection)
+        } catch {
+            log.limited("accept", .error, "control socket: \(error)")
+            fd.close()
+            return
+        }
+        connections[id] = connection
+        connectionsPerUser[peer.uid, default: 0] += 1
+        let now = SystemProcess.monotonicNanoseconds()
+        if let permissions = settings.access.permissions(for: peer, groups: groupCache.groups(of: peer.uid, now: now)) {
+            connection.permissions = permissions
+            updateInterest(connection)
+        } else {
+            lookUpGroups(of: peer, for: connection)
+        }
+    }
+
+    /// Asks the blocking worker for `peer`'s groups; the connection starts reading once they are known.
+    private func lookUpGroups(of peer: PeerCredentials, for connection: ClientConnection) {
+        let alreadyAsked = groupCache.waiting[peer.uid] != nil
+        groupCache.waiting[peer.uid, default: []].append(connection.id)
+        guard !alreadyAsked else { return }
+        let waker = reactor.waker
+        let server = ReactorBound(value: self)
+        worker.submit {
+            let groups = UserDatabase.groups(ofUser: peer.uid, primaryGroup: peer.gid)
+            waker.post { server.value.groupsKnown(groups, uid: peer.uid) }
+        }
+    }
+
+    private func groupsKnown(_ groups: [UInt32], uid: UInt32) {
+        groupCache.store(groups, for: uid, now: SystemProcess.monotonicNanoseconds())
+        for id in groupCache.waiting.removeValue(forKey: uid) ?? [] {
+            guard let connection = connections[id] else { continue }
+            connection.permissions =
+                settings.access.permissions(for: connection.peer, groups: groups) ?? (read: false, write: false)
+            updateInterest(connection)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import MobiusSystem
+
+extension ControlServer: LoopOutputSink {
+    func deliver(_ outputs: [PassOutput]) {
+        // Replies come in runs for one connection (a pipelining client): look each connection up once per run.
+        var recent: ClientConnection?
+        for output in outputs {
+            switch output {
+            case .reply(let id, let reply):
+                if recent?.id != id {
+                    guard let connection = connections[id] else {
+                        recent = nil
+                        continue
+                    }
+                    recent = connection
+                    markDirty(connection)
+                }
+                recent?.replied(reply)
+            case .trace(let id, let line):
+                guard let connection = connections[id] else { continue }
+                connection.offerTrace(line, limit: settings.maxOutputBytes)
+                markDirty(connection)
+            }
+        }
+        // Lines that waited for these replies may go to the loop now.
+        guard !waitingToRequest.isEmpty else { return }
+        let waiting = waitingToRequest
+        waitingToRequest.removeAll()
+        for connection in waiting.values where connections[connection.id] != nil {
+            resume(connection)
+        }
+    }
+
+    func publishModel(_ line: [UInt8], to ids: [ConnectionID]) {
+        // Written at once, in subscription order, rather than through the dirty list: with many subscribers the
+        // per-subscriber bookkeeping is what the fan-out latency tail is made of.
+        let now = SystemProcess.monotonicNanoseconds()
+        for id in ids {
+            guard let connection = connections[id] else { continue }
+            connection.offerModel(line)
+            flush(connection, now: now)
+        }
+    }
+
+    func trace(_ line: [UInt8], to ids: [ConnectionID]) {
+        for id in ids {
+            guard let connection = connections[id] else { continue }
+            connection.offerTrace(line, limit: settings.maxOutputBytes)
+            markDirty(connection)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// The end of a reactor round, after the loop's passes: write what is pending and watch for stalls.
+    func endOfRound() {
+        flushDirty()
+        if stallTimer == nil, connections.values.contains(where: { $0.pendingOutputBytes > 0 }) {
+            scheduleStallCheck()
+        }
+    }
+
+    private func flushDirty() {
+        guard !dirty.isEmpty else { return }
+        let now = SystemProcess.monotonicNanoseconds()
+        var batch: [ClientConnection] = []
+        swap(&batch, &dirty)
+        for connection in batch {
+            connection.queuedForFlush = false
+            if connections[connection.id] != nil { flush(connection, now: now) }
+        }
+        batch.removeAll(keepingCapacity: true)
+        if dirty.isEmpty { swap(&batch, &dirty) }
+    }
+
+    /// Writes what the socket takes now, then closes the connection if it is done or updates its epoll interest.
+    func flush(_ connection: ClientConnection, now: UInt64) {
+        if case .failed = connection.write(now: now) {
+            close(connection, reason: nil)
+            return
+        }
+        finishIfDone(connection)
+        guard connections[connection.id] != nil else { return }
+        if connection.pendingOutputBytes < settings.maxOutputBytes, waitingToRequest[connection.id] != nil,
+            connection.mayRequest(limit: settings.maxOutputBytes)
+        {
+            // Output drained below the bound: its waiting lines may go on.
+            waitingToRequest[connection.id] = nil
+            resume(connection)
+            return
+        }
+        updateInterest(connection)
+    }
+
+    // MARK: - Stalls
+
+    /// Checks every quarter second while some connection has unwritten output; no timer otherwise, so an idle
+    /// daemon never wakes.
+    private func scheduleStallCheck() {
+        stallTimer = reactor.after(nanoseconds: 250_000_000) { [weak self] in
+            guard let self else { return }
+            stallTimer = nil
+            checkStalls()
+            if connections.values.contains(where: { $0.pendingOutputBytes > 0 }) { scheduleStallCheck() }
+        }
+    }
+
+    private func checkStalls() {
+        let now = SystemProcess.monotonicNanoseconds()
+        let limit = settings.stallTimeoutNanoseconds
+        for connection in Array(connections.values) where connection.pendingOutputBytes > 0 {
+            if connection.lastProgress == 0 { connection.lastProgress = now }
+            if now - connection.lastProgress > limit {
+                close(connection, reason: "no write progress for \(settings.stallTimeout) s (stallTimeout)")
+            }
+        }
+    }
+}

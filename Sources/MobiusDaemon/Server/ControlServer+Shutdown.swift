@@ -1,0 +1,55 @@
+import MobiusSystem
+
+extension ControlServer {
+    /// SIGTERM/SIGINT: stop accepting and reading; complete lines already read but not yet handed to the loop get
+    /// `ShuttingDown`; streams end once their connection has flushed.
+    func beginShutdown() {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        if let listener {
+            if let registration = listener.registration { reactor.unregister(registration) }
+            if let timer = acceptPause?.retryTimer { reactor.cancel(timer) }
+            listener.fd.close()
+            self.listener = nil
+        }
+        for connection in Array(connections.values) {
+            connection.closeAfterFlush = true
+            answerUnreadLines(connection)
+            updateInterest(connection)
+            finishIfDone(connection)
+        }
+    }
+
+    /// Whether every connection has taken its last replies (shutdown may end).
+    var finishedFlushing: Bool {
+        connections.values.allSatisfy { $0.pendingOutputBytes == 0 && $0.awaitingLoop == 0 }
+    }
+
+    /// Closes every connection (the end of shutdown).
+    func closeAll() {
+        for connection in Array(connections.values) { close(connection, reason: nil) }
+    }
+
+    private func answerUnreadLines(_ connection: ClientConnection) {
+        let input = connection.input
+        var start = connection.inputStart
+        waitingToRequest[connection.id] = nil
+        while let newline = input[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let line = RequestLine.classify(input[start..<newline])
+            connection.linesConsumed += 1
+            let ticket = ReplyTicket(
+                connection: connection.id, line: connection.linesConsumed, mode: connection.replyMode)
+            if case .blank = line {
+            } else if line.isEventLike {
+                submit(.rejected(.shuttingDown, "the daemon is shutting down", ticket), on: connection)
+            } else {
+                submit(
+                    .reply(JSONLine.error(.shuttingDown, "the daemon is shutting down", line: ticket.line), ticket),
+                    on: connection)
+            }
+            start = newline + 1
+        }
+        connection.inputStart = start
+        connection.scanFrom = start
+    }
+}

@@ -1,0 +1,56 @@
+import MobiusJSON
+
+/// Command arguments of PROTOCOL.md 1.2, parsed and checked.
+enum RequestArguments {
+    /// `{"path":"/json/pointer"}` or nothing.
+    static func pathArgument(_ argument: ArraySlice<UInt8>) -> Result<JSONPointer?, ArgumentProblem> {
+        guard !argument.isEmpty else { return .success(nil) }
+        guard let value = try? JSONWire.parse(argument), case .object(let object) = value else {
+            return .failure(ArgumentProblem("the argument must be a JSON object like {\"path\":\"/a/b\"}"))
+        }
+        if let unknown = object.keys.first(where: { $0 != "path" }) {
+            return .failure(ArgumentProblem("unknown key \"\(unknown)\" (only \"path\")"))
+        }
+        guard let pathValue = object["path"] else { return .success(nil) }
+        guard case .string(let text) = pathValue else {
+            return .failure(ArgumentProblem("\"path\" must be a string (a JSON Pointer)"))
+        }
+        do {
+            return .success(try JSONPointer(text))
+        } catch {
+            return .failure(ArgumentProblem("\"path\" is not a JSON Pointer: \(error)"))
+        }
+    }
+
+    /// A message if `log`'s argument is malformed: an object with `since` and `limit` (integers ≥ 0) and
+    /// `follow` (boolean), all optional.
+    static func logArgumentProblem(_ argument: ArraySlice<UInt8>) -> String? {
+        guard !argument.isEmpty else { return nil }
+        guard let value = try? JSONWire.parse(argument), case .object(let object) = value else {
+            return "the argument must be a JSON object like {\"since\":0,\"follow\":true}"
+        }
+        for (key, member) in object.members {
+            switch key {
+            case "since", "limit":
+                guard let number = member.int64Value, number >= 0 else { return "\"\(key)\" must be an integer ≥ 0" }
+            case "follow":
+                guard member.boolValue != nil else { return "\"follow\" must be true or false" }
+            default:
+                return "unknown key \"\(key)\""
+            }
+        }
+        return nil
+    }
+
+    /// `"on"`, `"errors"`, `"off"`, quoted (JSON) or bare.
+    static func replyMode(_ argument: ArraySlice<UInt8>) -> ReplyMode? {
+        var text = String(decoding: argument, as: UTF8.self)
+        if let value = try? JSONWire.parse(argument), case .string(let string) = value { text = string }
+        switch text {
+        case "on": return .on
+        case "errors": return .errors
+        case "off": return .off
+        default: return nil
+        }
+    }
+}
