@@ -55,7 +55,7 @@ struct DaemonConfigTests {
             (#"{"socket":{"bogus":1}}"#, "socket.bogus: unknown key"),
             (#"{"socket":{"mode":"rw"}}"#, "socket.mode: must be an octal string like \"0660\""),
             (#"{"socket":{"maxConnections":0}}"#, "socket.maxConnections: must be an integer from 1 to 1000000"),
-            (#"{"socket":{"stallTimeout":-1}}"#, "socket.stallTimeout: must be a number of seconds greater than 0"),
+            (#"{"socket":{"stallTimeout":-1}}"#, "socket.stallTimeout: must be a number of seconds from 0.1 to 86400"),
             (#"{"update":{"builtin":"a","plugin":"b"}}"#, "update: must have exactly one of \"builtin\" or \"plugin\""),
             (#"{"state":{"fsync":"sometimes"}}"#, "state.fsync: must be \"always\", \"batch\" or \"never\""),
             (#"{"access":{"read":[1]}}"#, "access.read[0]: must be a string"),

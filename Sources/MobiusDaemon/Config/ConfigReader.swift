@@ -38,12 +38,20 @@ struct ConfigReader {
         return Int(number)
     }
 
-    mutating func seconds(_ key: String) throws(ConfigError) -> Double? {
+    /// A duration in seconds within `range`: every duration the daemon turns into a timer or a deadline is
+    /// bounded here, so no value can overflow a conversion later.
+    mutating func seconds(_ key: String, range: ClosedRange<Double>) throws(ConfigError) -> Double? {
         guard let value = value(key) else { return nil }
-        guard let number = value.doubleValue, number > 0, number.isFinite else {
-            throw ConfigError(key: keyPath(key), "must be a number of seconds greater than 0")
+        guard let number = value.doubleValue, number.isFinite, range.contains(number) else {
+            throw ConfigError(
+                key: keyPath(key),
+                "must be a number of seconds from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
         }
         return number
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
     mutating func bool(_ key: String) throws(ConfigError) -> Bool? {

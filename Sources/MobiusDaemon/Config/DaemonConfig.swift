@@ -21,6 +21,12 @@ public struct DaemonConfig: Sendable {
         public var env: [(String, String)] = []
         public var timeout: Double = 30
         public var concurrency = 64
+        /// Most events in one `updateBatch` request (update plugins, PROTOCOL.md 2.5).
+        public var maxBatch = 1024
+        /// The user (name or uid) the plugin runs as when the daemon runs as root.
+        public var user: String?
+        /// The group (name or gid) the plugin runs as when the daemon runs as root.
+        public var group: String?
         public var onError: JSONValue?
         public var restart = Restart()
     }
@@ -134,7 +140,7 @@ public struct DaemonConfig: Sendable {
             maxConnections = try socket.integer("maxConnections", range: 1...1_000_000) ?? maxConnections
             maxConnectionsPerUser =
                 try socket.integer("maxConnectionsPerUser", range: 1...1_000_000) ?? maxConnectionsPerUser
-            stallTimeout = try socket.seconds("stallTimeout") ?? stallTimeout
+            stallTimeout = try socket.seconds("stallTimeout", range: Self.stallTimeoutRange) ?? stallTimeout
             try socket.rejectUnknownKeys()
         }
         if var access = try top.section("access") {
@@ -154,6 +160,13 @@ public struct DaemonConfig: Sendable {
         }
         try top.rejectUnknownKeys()
     }
+
+    /// Bounds of the durations in seconds (PROTOCOL.md 6): wide enough for any real use, narrow enough that no
+    /// timer or deadline computed from them overflows.
+    static let stallTimeoutRange = 0.1...86_400.0
+    static let effectTimeoutRange = 0.001...86_400.0
+    static let restartDelayRange = 0.001...86_400.0
+    static let restartIntervalRange = 0.1...86_400.0
 
     static func isValidAppName(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count)
@@ -185,8 +198,11 @@ public struct DaemonConfig: Sendable {
                 plugin.env.append((key, value))
             }
         }
-        plugin.timeout = try section.seconds("timeout") ?? plugin.timeout
+        plugin.timeout = try section.seconds("timeout", range: Self.effectTimeoutRange) ?? plugin.timeout
         plugin.concurrency = try section.integer("concurrency", range: 1...100_000) ?? plugin.concurrency
+        plugin.maxBatch = try section.integer("maxBatch", range: 1...65_536) ?? plugin.maxBatch
+        plugin.user = try section.string("user")
+        plugin.group = try section.string("group")
         if let onError = section.value("onError") {
             guard case .object = onError else {
                 throw ConfigError(key: section.keyPath("onError"), "must be an event template (a JSON object)")
@@ -194,10 +210,16 @@ public struct DaemonConfig: Sendable {
             plugin.onError = onError
         }
         if var restart = try section.section("restart") {
-            plugin.restart.initialDelay = try restart.seconds("initialDelay") ?? plugin.restart.initialDelay
-            plugin.restart.maxDelay = try restart.seconds("maxDelay") ?? plugin.restart.maxDelay
+            plugin.restart.initialDelay =
+                try restart.seconds("initialDelay", range: Self.restartDelayRange) ?? plugin.restart.initialDelay
+            plugin.restart.maxDelay =
+                try restart.seconds("maxDelay", range: Self.restartDelayRange) ?? plugin.restart.maxDelay
             plugin.restart.burst = try restart.integer("burst", range: 1...1000) ?? plugin.restart.burst
-            plugin.restart.interval = try restart.seconds("interval") ?? plugin.restart.interval
+            plugin.restart.interval =
+                try restart.seconds("interval", range: Self.restartIntervalRange) ?? plugin.restart.interval
+            if plugin.restart.maxDelay < plugin.restart.initialDelay {
+                throw ConfigError(key: restart.keyPath("maxDelay"), "must not be less than initialDelay")
+            }
             try restart.rejectUnknownKeys()
         }
         try section.rejectUnknownKeys()

@@ -92,6 +92,20 @@ struct DaemonSetup<Model, Event, Effect> {
             guard found else {
                 throw ConfigError(key: "plugins.\(name).exec", "\"\(program)\" is not an executable file")
             }
+            if let user = plugin.user {
+                guard let uid = UInt32(user) ?? UserDatabase.userID(named: user) else {
+                    throw ConfigError(key: "plugins.\(name).user", "no such user \"\(user)\"")
+                }
+                let own = SystemProcess.userID
+                if own != 0 && uid != own {
+                    throw ConfigError(
+                        key: "plugins.\(name).user",
+                        "the daemon runs as uid \(own), not root, so it cannot run a plugin as \"\(user)\"")
+                }
+            }
+            if let group = plugin.group, UInt32(group) == nil && UserDatabase.groupID(named: group) == nil {
+                throw ConfigError(key: "plugins.\(name).group", "no such group \"\(group)\"")
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusJSON
 import MobiusSystem
 
@@ -78,12 +79,16 @@ public enum MobiusDaemon {
             printError("mobiusd: \(error)")
             return 1
         }
+        // The log's writer thread must finish before the process exits, or the last lines (the reason for a
+        // failed start among them) are lost.
+        runningLog.withLock { $0 = log }
+        defer {
+            runningLog.withLock { $0 = nil }
+            log.flush()
+        }
         do {
             try setup.serve(log: log)
             return 0
-        } catch let error as DaemonStartError {
-            log.error("\(error)")
-            return 1
         } catch {
             log.error("\(error)")
             return 1
@@ -93,10 +98,15 @@ public enum MobiusDaemon {
     /// Writes a line to the daemon's log (stderr; the journal under systemd), for app code such as effect
     /// handlers.
     public static func log(_ message: String) {
-        appLog.info(message)
+        if let log = runningLog.withLock({ $0 }) {
+            log.info(message)
+        } else {
+            printError(message)
+        }
     }
 
-    private static let appLog = DaemonLog(threshold: .info)
+    /// The running daemon's log, for `log(_:)`: app lines share its queue, writer thread and `--log-level`.
+    private static let runningLog = Locked<DaemonLog?>(nil)
 
     static func printOut(_ text: String) {
         try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))
