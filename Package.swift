@@ -53,8 +53,14 @@ let package = Package(
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
         .testTarget(name: "MobiusDaemonTests", dependencies: ["MobiusDaemon", "MobiusJSON", "MobiusSystem"]),
-        // Spawns the built mobiusd and mobiusctl; depends on them so `swift test` builds them first.
-        .testTarget(name: "IntegrationTests", dependencies: ["MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl"]),
+        // A typed app with two Swift routes for one effect, for the integration tests.
+        .executableTarget(
+            name: "mobiusd-fixture-route-conflict", dependencies: ["MobiusCore", "MobiusDaemon"],
+            path: "Tests/Fixtures/RouteConflictApp"),
+        // Spawns the built mobiusd, mobiusctl and fixtures; depends on them so `swift test` builds them first.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict"]),
     ]
 )
 

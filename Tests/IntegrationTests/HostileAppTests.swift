@@ -1,0 +1,27 @@
+import Testing
+
+/// PROTOCOL.md 1.5 and 2.4: an app's own programming error (an effect that matches two Swift routes) is logged and
+/// counted; it never takes the daemon down.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct HostileAppTests {
+    @Test func effectMatchingTwoSwiftRoutesIsLoggedInsteadOfTrapping() throws {
+        let scratch = DaemonScratch()
+        let socket = scratch.file("x.sock")
+        let daemon = try HostileDaemon(
+            scratch: scratch, program: HostileProbe.fixture("mobiusd-fixture-route-conflict"),
+            arguments: ["--socket", socket, "--ephemeral"], socketPath: socket)
+        let client = try daemon.connect()
+        // `ring` is applied, then its effect `chime` finds two routes.
+        let ring = try client.request(#"{"ring":{}}"#)
+        #expect(ring.isAck && ring.seq == 1, "\(ring)")
+        let ping = try client.request("ping", timeout: .seconds(10))
+        #expect(ping.ok == true && ping.seq == 1, "\(ping)")
+        let tap = try client.request(#"{"tap":{}}"#)
+        #expect(tap.isAck && tap.seq == 2, "\(tap)")
+        #expect(daemon.isRunning, "the daemon died: \(daemon.standardError)")
+        let status = try daemon.connect().request("status")
+        #expect(status.ok == true, "\(status)")
+        #expect(try client.request("model").model?["rings"] == 2)
+        try DaemonTraffic.eventually("the log names the effect") { daemon.standardError.contains("chime") }
+    }
+}
