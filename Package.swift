@@ -39,7 +39,7 @@ let package = Package(
             path: "Benchmarks/JSONBench"
         ),
         .executableTarget(
-            name: "mobiusd-bench", dependencies: ["MobiusJSON"], path: "Benchmarks/DaemonBench",
+            name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem"], path: "Benchmarks/DaemonBench",
             exclude: ["README.md"]),
         .target(
             name: "TodoApp", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],

@@ -1,4 +1,4 @@
-import Glibc
+import MobiusSystem
 
 /// A failure that ends the benchmark: what was being done, and the errno when a system call failed.
 struct BenchError: Error, CustomStringConvertible {
@@ -8,11 +8,18 @@ struct BenchError: Error, CustomStringConvertible {
         self.message = message
     }
 
-    /// The failure of the system call `operation` just now, with errno's text.
-    static func system(_ operation: String, _ subject: String = "") -> BenchError {
-        let code = errno
-        let text = String(cString: strerror(code))
-        return BenchError("\(operation)\(subject.isEmpty ? "" : " \(subject)"): \(text) (errno \(code))")
+    /// A failed system call, with its errno's text.
+    init(_ error: SystemError) {
+        message = error.description
+    }
+
+    /// Runs a MobiusSystem call, reporting its failure as a `BenchError`.
+    static func checking<Result>(_ call: () throws(SystemError) -> Result) throws(BenchError) -> Result {
+        do {
+            return try call()
+        } catch {
+            throw BenchError(error)
+        }
     }
 
     var description: String { message }

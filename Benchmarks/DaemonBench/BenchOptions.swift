@@ -3,19 +3,28 @@ struct BenchOptions {
     var mobiusd: String
     var redisServer = "redis-server"
     var runs = 5
+    var scenarios = Set(Scenario.allCases)
     var events = 1_000_000
     var roundTrips = 50_000
     var subscribers = 1000
     var fanOutEvents = 200
+    /// Send periods of the paced scenario, in microseconds.
+    var pacings = [1000, 200]
+    var pacedSeconds = 4.0
+    var pacedWarmUpEvents = 200
+    var idleSeconds = 2.0
     /// Profile mode: run only this mobiusd scenario, `runs` times, after writing mobiusd's pid to `pidFile`.
     var profile: String?
     var pidFile: String?
 
     static let usage = """
-        Usage: mobiusd-bench [--mobiusd PATH] [--redis-server PATH] [--runs N] [--events N] [--round-trips N]
-                             [--subscribers N] [--fan-out-events N] [--profile SCENARIO --pid-file PATH]
+        Usage: mobiusd-bench [--mobiusd PATH] [--redis-server PATH] [--runs N] [--scenarios LIST]
+                             [--events N] [--round-trips N] [--subscribers N] [--fan-out-events N]
+                             [--pacings MICROSECONDS,...] [--paced-seconds S] [--paced-warm-up N] [--idle-seconds S]
+                             [--profile SCENARIO --pid-file PATH]
         Starts its own mobiusd (default: next to this binary) and redis-server on Unix sockets in a temp dir and
-        measures both with the same load generator. Profile SCENARIO: ingest-off, ingest-on, round-trip, fan-out.
+        measures both with the same load generator. Scenarios (default all, in this order): idle, paced, ingest,
+        round-trip, fan-out. Profile SCENARIO: ingest-off, ingest-on, round-trip, fan-out, paced.
         """
 
     init(arguments: [String]) throws(BenchError) {
@@ -28,10 +37,18 @@ struct BenchOptions {
                 guard let next = remaining.popFirst() else { throw BenchError("\(flag) needs a value\n\(Self.usage)") }
                 return next
             }
-            func count() throws(BenchError) -> Int {
-                let text = try value()
+            func count(_ given: String? = nil) throws(BenchError) -> Int {
+                let text: String
+                if let given { text = given } else { text = try value() }
                 guard let number = Int(text.filter { $0 != "_" }), number > 0 else {
                     throw BenchError("\(flag) needs a positive integer, got \(text)")
+                }
+                return number
+            }
+            func seconds() throws(BenchError) -> Double {
+                let text = try value()
+                guard let number = Double(text), number > 0, number.isFinite else {
+                    throw BenchError("\(flag) needs a positive number of seconds, got \(text)")
                 }
                 return number
             }
@@ -39,10 +56,18 @@ struct BenchOptions {
             case "--mobiusd": mobiusd = try value()
             case "--redis-server": redisServer = try value()
             case "--runs": runs = try count()
+            case "--scenarios": scenarios = try Scenario.parse(try value())
             case "--events": events = try count()
             case "--round-trips": roundTrips = try count()
             case "--subscribers": subscribers = try count()
             case "--fan-out-events": fanOutEvents = try count()
+            case "--pacings":
+                var periods: [Int] = []
+                for item in try value().split(separator: ",") { periods.append(try count(String(item))) }
+                pacings = periods
+            case "--paced-seconds": pacedSeconds = try seconds()
+            case "--paced-warm-up": pacedWarmUpEvents = try count()
+            case "--idle-seconds": idleSeconds = try seconds()
             case "--profile": profile = try value()
             case "--pid-file": pidFile = try value()
             case "--help", "-h": throw BenchError(Self.usage)

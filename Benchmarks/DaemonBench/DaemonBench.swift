@@ -1,147 +1,198 @@
-import Glibc
 import MobiusJSON
+import MobiusSystem
 
-/// The whole benchmark: per run, a fresh mobiusd and redis-server (start-up time and idle RSS measured there),
-/// then scenarios 1-4 against both, alternating which server goes first.
+/// The whole benchmark: per run, a fresh mobiusd and redis-server, then the selected scenarios against both in
+/// `Scenario` order, alternating which server goes first.
 struct DaemonBench {
     let options: BenchOptions
-    let directory: String
+    let scratch: TemporaryDirectory
     let configPath: String
 
     init(options: BenchOptions) throws(BenchError) {
         self.options = options
-        var template = Array("/tmp/mobiusd-bench.XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw BenchError.system("mkdtemp") }
-        directory = String(cString: created)
-        configPath = directory + "/mobiusd.json"
+        let scratch = try BenchError.checking { () throws(SystemError) in
+            try TemporaryDirectory(prefix: "mobiusd-bench")
+        }
+        self.scratch = scratch
         // The default 256 connections per user would refuse the 1,000 subscribers (all ours, one uid).
-        try Self.writeFile(
-            configPath,
-            #"{"update":{"builtin":"counter"},"socket":{"maxConnections":8192,"maxConnectionsPerUser":8192}}"# + "\n")
-        try Self.raiseDescriptorLimit()
+        let config = #"{"update":{"builtin":"counter"},"socket":{"maxConnections":8192,"maxConnectionsPerUser":8192}}"#
+        configPath = try BenchError.checking { () throws(SystemError) in
+            try scratch.write(config + "\n", to: "mobiusd.json")
+        }
+        // Room for 1,000 subscribers plus the servers' own descriptors; the servers inherit it.
+        _ = try BenchError.checking { () throws(SystemError) in try ResourceLimits.raiseOpenFilesToHardLimit() }
     }
 
     func removeTemporaryFiles() {
-        for name in ["mobiusd.json", "mobiusd.sock", "redis.sock", "mobiusd.log", "redis.log"] {
-            unlink(directory + "/" + name)
-        }
-        rmdir(directory)
+        scratch.remove()
     }
 
     func run() throws(BenchError) {
+        let selected = options.scenarios
         let loadBefore = Self.loadAverage()
+        let names = Scenario.allCases.filter(selected.contains).map(\.rawValue).joined(separator: ",")
         print(
-            "mobiusd-bench: mobiusd \(options.mobiusd), \(options.redisServer); \(options.runs) runs; load \(loadBefore)"
-        )
-        let capacity = try GeneratorCapacity.measure(count: options.events)
-        print(
-            "load generator alone (socketpair, no server): push mobiusd events \(Format.figure(capacity.pushPerSecond[.mobiusd]!))/s,"
-                + " redis PUBLISH \(Format.figure(capacity.pushPerSecond[.redis]!))/s; parse acks"
-                + " \(Format.figure(capacity.parsePerSecond[.mobiusd]!))/s, :N replies \(Format.figure(capacity.parsePerSecond[.redis]!))/s"
-        )
+            "mobiusd-bench: mobiusd \(options.mobiusd), \(options.redisServer); \(options.runs) runs;"
+                + " scenarios \(names); load \(loadBefore)")
+        var capacity: GeneratorCapacity.Result?
+        if selected.contains(.ingest) {
+            let measured = try GeneratorCapacity.measure(count: options.events)
+            print(
+                "load generator alone (socketpair, no server): push mobiusd events"
+                    + " \(Format.figure(measured.pushPerSecond[.mobiusd]!))/s,"
+                    + " redis PUBLISH \(Format.figure(measured.pushPerSecond[.redis]!))/s; parse acks"
+                    + " \(Format.figure(measured.parsePerSecond[.mobiusd]!))/s,"
+                    + " :N replies \(Format.figure(measured.parsePerSecond[.redis]!))/s")
+            capacity = measured
+        }
 
-        var ingestOff = Metric("1 ingest, replies off", unit: "events/s", target: .ratioAtLeast(1))
-        var ingestOn = Metric("2 ingest, replies on", unit: "events/s", target: .ratioAtLeast(1))
+        var ingestOff = Metric("1 ingest, replies off", unit: "events/s", target: .ratioAtLeast(1.5))
+        var ingestOn = Metric("2 ingest, replies on", unit: "events/s", target: .ratioAtLeast(1.5))
         var oneRate = Metric("3 one at a time, rate", unit: "events/s", target: .ratioAtLeast(1))
         var oneP50 = Metric("3 one at a time, p50", unit: "µs", target: .none)
         var oneP99 = Metric("3 one at a time, p99", unit: "µs", target: .none)
         var fanP50 = Metric("4 fan-out \(options.subscribers) subs, p50", unit: "µs", target: .none)
         var fanP99 = Metric("4 fan-out \(options.subscribers) subs, p99", unit: "µs", target: .ratioAtMost(1))
-        var rss = Metric("5 idle RSS", unit: "MB", target: .mobiusdAtMost(12))
-        var ready = Metric("5 spawn to accepting", unit: "ms", target: .mobiusdAtMost(50))
+        var idle = IdleBench.Metrics(idleSeconds: options.idleSeconds)
+        var paced = options.pacings.map { PacedBench.Metrics(periodMicroseconds: $0) }
+        var cpuSource: ProcessUsage.CPUSource?
 
         for run in 0..<options.runs {
             let kinds: [ServerKind] = run % 2 == 0 ? [.mobiusd, .redis] : [.redis, .mobiusd]
             var servers: [ServerKind: ServerProcess] = [:]
             defer { for server in servers.values { server.stop() } }
             for kind in kinds { servers[kind] = try start(kind) }
-            MonotonicClock.sleep(microseconds: 200_000)
-            for kind in kinds {
-                let server = servers[kind]!
-                let megabytes = Double(try server.residentKilobytes()) / 1024
-                let milliseconds = Double(server.readyNanoseconds) / 1e6
-                if kind == .mobiusd {
-                    rss.mobiusd.append(megabytes)
-                    ready.mobiusd.append(milliseconds)
-                } else {
-                    rss.redis.append(megabytes)
-                    ready.redis.append(milliseconds)
+            try Self.sleep(seconds: 0.2)
+            var progress: [String] = []
+
+            if selected.contains(.idle) {
+                cpuSource = try IdleBench.measure(kinds.map { servers[$0]! }, seconds: options.idleSeconds, into: &idle)
+                progress.append(
+                    "idle RSS \(Self.pair(idle.rss)) MB, CPU \(Self.pair(idle.cpu)) µs,"
+                        + " wake-ups \(Self.pair(idle.wakeUps))")
+            }
+            if selected.contains(.paced) {
+                for (index, period) in options.pacings.enumerated() {
+                    var skipped: [ServerKind: Int] = [:]
+                    for kind in kinds {
+                        let result = try PacedBench.run(
+                            server: servers[kind]!, periodMicroseconds: period, seconds: options.pacedSeconds,
+                            warmUpEvents: options.pacedWarmUpEvents)
+                        paced[index].record(result, for: kind)
+                        skipped[kind] = result.skippedSlots
+                        cpuSource = result.cpuSource
+                    }
+                    // Skipped slots show how well the schedule was kept (late replies, or a client woken late).
+                    progress.append(
+                        "every \(PacedBench.label(periodMicroseconds: period)): CPU/event"
+                            + " \(Self.pair(paced[index].cpuPerEvent)) µs, p99 \(Self.pair(paced[index].p99)) µs,"
+                            + " slots skipped \(skipped[.mobiusd]!) vs \(skipped[.redis]!)")
                 }
             }
             let mobiusd = servers[.mobiusd]!.socketPath
             let redis = servers[.redis]!.socketPath
-            // Warm both up (page faults, allocator pools) before measuring.
-            _ = try IngestBench.run(kind: .mobiusd, socketPath: mobiusd, events: 50_000, replies: true)
-            _ = try IngestBench.run(kind: .redis, socketPath: redis, events: 50_000, replies: true)
-
-            for kind in kinds {
-                switch kind {
-                case .mobiusd:
-                    ingestOff.mobiusd.append(
-                        try IngestBench.run(kind: .mobiusd, socketPath: mobiusd, events: options.events, replies: false)
-                    )
-                    ingestOn.mobiusd.append(
-                        try IngestBench.run(kind: .mobiusd, socketPath: mobiusd, events: options.events, replies: true))
-                case .redis:
-                    let rate = try IngestBench.run(
-                        kind: .redis, socketPath: redis, events: options.events, replies: true)
-                    ingestOff.redis.append(rate)
-                    ingestOn.redis.append(rate)
+            if !selected.isDisjoint(with: [.ingest, .roundTrip, .fanOut]) {
+                // Warm both up (page faults, allocator pools) before the throughput and latency scenarios.
+                _ = try IngestBench.run(kind: .mobiusd, socketPath: mobiusd, events: 50_000, replies: true)
+                _ = try IngestBench.run(kind: .redis, socketPath: redis, events: 50_000, replies: true)
+            }
+            if selected.contains(.ingest) {
+                for kind in kinds {
+                    switch kind {
+                    case .mobiusd:
+                        ingestOff.mobiusd.append(
+                            try IngestBench.run(
+                                kind: .mobiusd, socketPath: mobiusd, events: options.events, replies: false))
+                        ingestOn.mobiusd.append(
+                            try IngestBench.run(
+                                kind: .mobiusd, socketPath: mobiusd, events: options.events, replies: true))
+                    case .redis:
+                        let rate = try IngestBench.run(
+                            kind: .redis, socketPath: redis, events: options.events, replies: true)
+                        ingestOff.redis.append(rate)
+                        ingestOn.redis.append(rate)
+                    }
                 }
+                progress.append("ingest off \(Self.pair(ingestOff)), on \(Format.figure(ingestOn.mobiusd.last!))")
             }
-            for kind in kinds {
-                let result = try RoundTripBench.run(
-                    kind: kind, socketPath: servers[kind]!.socketPath, count: options.roundTrips)
-                append(result.perSecond, for: kind, to: &oneRate)
-                append(result.p50Microseconds, for: kind, to: &oneP50)
-                append(result.p99Microseconds, for: kind, to: &oneP99)
+            if selected.contains(.roundTrip) {
+                for kind in kinds {
+                    let result = try RoundTripBench.run(
+                        kind: kind, socketPath: servers[kind]!.socketPath, count: options.roundTrips)
+                    oneRate.record(result.perSecond, for: kind)
+                    oneP50.record(result.p50Microseconds, for: kind)
+                    oneP99.record(result.p99Microseconds, for: kind)
+                }
+                progress.append("one-at-a-time \(Self.pair(oneRate))")
             }
-            for kind in kinds {
-                let result = try FanOutBench.run(
-                    kind: kind, socketPath: servers[kind]!.socketPath, subscribers: options.subscribers,
-                    events: options.fanOutEvents)
-                append(result.p50Microseconds, for: kind, to: &fanP50)
-                append(result.p99Microseconds, for: kind, to: &fanP99)
+            if selected.contains(.fanOut) {
+                for kind in kinds {
+                    let result = try FanOutBench.run(
+                        kind: kind, socketPath: servers[kind]!.socketPath, subscribers: options.subscribers,
+                        events: options.fanOutEvents)
+                    fanP50.record(result.p50Microseconds, for: kind)
+                    fanP99.record(result.p99Microseconds, for: kind)
+                }
+                progress.append("fan-out p99 \(Self.pair(fanP99)) µs")
             }
             StandardError.write(
-                "run \(run + 1)/\(options.runs): ingest off \(Format.figure(ingestOff.mobiusd.last!)) vs"
-                    + " \(Format.figure(ingestOff.redis.last!)), on \(Format.figure(ingestOn.mobiusd.last!));"
-                    + " one-at-a-time \(Format.figure(oneRate.mobiusd.last!)) vs \(Format.figure(oneRate.redis.last!));"
-                    + " fan-out p99 \(Format.figure(fanP99.mobiusd.last!)) vs \(Format.figure(fanP99.redis.last!)) µs;"
+                "run \(run + 1)/\(options.runs) (mobiusd vs redis): \(progress.joined(separator: "; "));"
                     + " load \(Self.loadAverage())\n")
         }
 
-        let metrics = [ingestOff, ingestOn, oneRate, oneP50, oneP99, fanP50, fanP99, rss, ready]
-        let loadAfter = Self.loadAverage()
-        let load = "before \(loadBefore); after \(loadAfter)"
+        var metrics: [Metric] = []
+        if selected.contains(.ingest) { metrics += [ingestOff, ingestOn] }
+        if selected.contains(.roundTrip) { metrics += [oneRate, oneP50, oneP99] }
+        if selected.contains(.fanOut) { metrics += [fanP50, fanP99] }
+        if selected.contains(.idle) { metrics += idle.all }
+        if selected.contains(.paced) { metrics += paced.flatMap(\.all) }
+        let load = "before \(loadBefore); after \(Self.loadAverage())"
         print("")
         Report.printTable(metrics, runs: options.runs)
-        let fastest = [ingestOff, ingestOn].flatMap { $0.mobiusd + $0.redis }.max() ?? 0
-        let headroom = capacity.floor / fastest
-        print(
-            "load generator floor \(Format.figure(capacity.floor))/s vs fastest server run \(Format.figure(fastest))/s:"
-                + " \(Format.decimal(headroom, 1))× headroom\(headroom > 1 ? "" : " -- THE GENERATOR MAY BE THE BOTTLENECK")"
-        )
+        var headroom: Double?
+        if let capacity {
+            let fastest = [ingestOff, ingestOn].flatMap { $0.mobiusd + $0.redis }.max() ?? 0
+            let ratio = capacity.floor / fastest
+            print(
+                "load generator floor \(Format.figure(capacity.floor))/s vs fastest server run"
+                    + " \(Format.figure(fastest))/s: \(Format.decimal(ratio, 1))× headroom"
+                    + (ratio > 1 ? "" : " -- THE GENERATOR MAY BE THE BOTTLENECK"))
+            headroom = ratio
+        }
+        if let cpuSource {
+            print(
+                "server CPU time: "
+                    + (cpuSource == .schedstat
+                        ? "/proc/PID/task/*/schedstat (ns, all threads)" : "/proc/PID/stat utime+stime (clock ticks)"))
+        }
         print("load average (1/5/15 min): \(load)")
         print("")
         Report.printJSONLines(metrics, runs: options.runs, load: load)
-        Report.printJSONLine([
-            ("metric", .string("load-generator")), ("unit", .string("messages/s")),
-            ("pushMobiusd", Report.number(capacity.pushPerSecond[.mobiusd]!, places: 0)),
-            ("pushRedis", Report.number(capacity.pushPerSecond[.redis]!, places: 0)),
-            ("parseMobiusd", Report.number(capacity.parsePerSecond[.mobiusd]!, places: 0)),
-            ("parseRedis", Report.number(capacity.parsePerSecond[.redis]!, places: 0)),
-            ("headroom", Report.number(headroom, places: 2)),
-        ])
+        if let capacity, let headroom {
+            Report.printJSONLine([
+                ("metric", .string("load-generator")), ("unit", .string("messages/s")),
+                ("pushMobiusd", Report.number(capacity.pushPerSecond[.mobiusd]!, places: 0)),
+                ("pushRedis", Report.number(capacity.pushPerSecond[.redis]!, places: 0)),
+                ("parseMobiusd", Report.number(capacity.parsePerSecond[.mobiusd]!, places: 0)),
+                ("parseRedis", Report.number(capacity.parsePerSecond[.redis]!, places: 0)),
+                ("headroom", Report.number(headroom, places: 2)),
+            ])
+        }
     }
 
     /// Profile mode: mobiusd only; writes its pid, gives `perf record -p` a second to attach, then runs `scenario`.
     func profile(_ scenario: String) throws(BenchError) {
         let server = try start(.mobiusd)
         defer { server.stop() }
-        if let pidFile = options.pidFile { try Self.writeFile(pidFile, "\(server.pid)\n") }
+        if let pidFile = options.pidFile {
+            try BenchError.checking { () throws(SystemError) in
+                let fd = try FileDescriptor.create(pidFile)
+                defer { fd.close() }
+                try fd.writeAll(Array("\(server.pid)\n".utf8))
+            }
+        }
         StandardError.write("mobiusd pid \(server.pid)\n")
-        MonotonicClock.sleep(microseconds: 1_000_000)
+        try Self.sleep(seconds: 1)
         for run in 0..<options.runs {
             let path = server.socketPath
             let figure: String
@@ -158,6 +209,19 @@ struct DaemonBench {
                     kind: .mobiusd, socketPath: path, subscribers: options.subscribers, events: options.fanOutEvents)
                 figure =
                     "p50 \(Format.figure(result.p50Microseconds)) µs, p99 \(Format.figure(result.p99Microseconds)) µs"
+            case "paced":
+                var figures: [String] = []
+                for period in options.pacings {
+                    let result = try PacedBench.run(
+                        server: server, periodMicroseconds: period, seconds: options.pacedSeconds,
+                        warmUpEvents: options.pacedWarmUpEvents)
+                    figures.append(
+                        "every \(PacedBench.label(periodMicroseconds: period)):"
+                            + " CPU \(Format.figure(result.cpuMicrosecondsPerEvent)) µs/event,"
+                            + " p50 \(Format.figure(result.p50Microseconds)) µs,"
+                            + " p99 \(Format.figure(result.p99Microseconds)) µs")
+                }
+                figure = figures.joined(separator: "; ")
             default:
                 throw BenchError("unknown profile scenario \(scenario)\n\(BenchOptions.usage)")
             }
@@ -166,8 +230,8 @@ struct DaemonBench {
     }
 
     private func start(_ kind: ServerKind) throws(BenchError) -> ServerProcess {
-        let socketPath = "\(directory)/\(kind.rawValue).sock"
-        let logPath = "\(directory)/\(kind.rawValue).log"
+        let socketPath = scratch.file("\(kind.rawValue).sock")
+        let logPath = scratch.file("\(kind.rawValue).log")
         let arguments: [String]
         switch kind {
         case .mobiusd:
@@ -181,37 +245,18 @@ struct DaemonBench {
         return try ServerProcess.start(kind: kind, arguments: arguments, socketPath: socketPath, logPath: logPath)
     }
 
-    private func append(_ value: Double, for kind: ServerKind, to metric: inout Metric) {
-        if kind == .mobiusd { metric.mobiusd.append(value) } else { metric.redis.append(value) }
+    /// "mobiusd vs redis" for this run's figures of `metric`.
+    private static func pair(_ metric: Metric) -> String {
+        "\(Format.figure(metric.mobiusd.last ?? .nan)) vs \(Format.figure(metric.redis.last ?? .nan))"
+    }
+
+    private static func sleep(seconds: Double) throws(BenchError) {
+        try BenchError.checking { () throws(SystemError) in try SystemClock.sleep(nanoseconds: UInt64(seconds * 1e9)) }
     }
 
     /// 1, 5 and 15 minute load averages from /proc/loadavg.
     static func loadAverage() -> String {
-        guard let file = fopen("/proc/loadavg", "r") else { return "unknown" }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 128)
-        guard fgets(&line, Int32(line.count), file) != nil else { return "unknown" }
-        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.split(separator: " ").prefix(3).joined(separator: " ")
-    }
-
-    static func writeFile(_ path: String, _ text: String) throws(BenchError) {
-        guard let file = fopen(path, "w") else { throw BenchError.system("open", path) }
-        defer { fclose(file) }
-        guard fputs(text, file) >= 0 else { throw BenchError.system("write", path) }
-    }
-
-    /// Room for 1,000 subscribers plus the servers' own descriptors; the servers inherit it.
-    static func raiseDescriptorLimit() throws(BenchError) {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
-            throw BenchError.system("getrlimit")
-        }
-        let wanted = min(limit.rlim_max, 65536)
-        guard limit.rlim_cur < wanted else { return }
-        limit.rlim_cur = wanted
-        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
-            throw BenchError.system("setrlimit RLIMIT_NOFILE")
-        }
+        guard let text = try? FileSystem.read("/proc/loadavg") else { return "unknown" }
+        return text.split(separator: 0x20).prefix(3).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
     }
 }

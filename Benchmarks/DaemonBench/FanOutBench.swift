@@ -1,10 +1,10 @@
-import Glibc
+import MobiusSystem
 import Synchronization
 
 /// Scenario 4: `subscribers` connections subscribe; a publisher connection sends `events` events one at a time.
-/// A reader thread waits on epoll over every subscriber socket and records, per subscriber and event, the time from the send to
-/// the read that completed that subscriber's copy. The next event goes out once every subscriber has it, so
-/// latest-wins coalescing never applies.
+/// A reader thread waits on epoll over every subscriber socket and records, per subscriber and event, the time from
+/// the send to the read that completed that subscriber's copy. The next event goes out once every subscriber has
+/// it, so latest-wins coalescing never applies.
 enum FanOutBench {
     struct Result {
         let p50Microseconds: Double
@@ -12,10 +12,36 @@ enum FanOutBench {
     }
 
     /// State the publisher (calling thread) and the reader thread share.
-    private final class Shared: Sendable {
+    private final class Shared: @unchecked Sendable {
+        // @unchecked: `delivered` and `failure` are only touched inside `condition.withLock`; the rest is atomic or
+        // behind a Mutex.
         let sentAt = Atomic<UInt64>(0)
         let samples = Mutex<[UInt64]>([])
-        let failure = Mutex<String?>(nil)
+        private let condition = ThreadCondition()
+        private var delivered = 0
+        private var failure: String?
+
+        /// The reader: every subscriber has one more event.
+        func markDelivered() {
+            condition.withLock { delivered += 1 }
+            condition.broadcast()
+        }
+
+        /// The reader: it gave up, saying why.
+        func markFailed(_ reason: String) {
+            condition.withLock { failure = reason }
+            condition.broadcast()
+        }
+
+        /// The publisher: waits until every subscriber has `events` events; `false` when the reader gave up.
+        func waitUntilDelivered(_ events: Int) -> Bool {
+            condition.withLock {
+                while delivered < events && failure == nil { condition.wait() }
+                return failure == nil
+            }
+        }
+
+        var failureReason: String? { condition.withLock { failure } }
     }
 
     static func run(kind: ServerKind, socketPath: String, subscribers: Int, events: Int) throws(BenchError) -> Result {
@@ -32,34 +58,26 @@ enum FanOutBench {
             let reply = try stream.readLines(kind.subscribeReplyLines, into: buffer)
             guard reply.withUnsafeBytes(LineCounter.count) == kind.subscribeReplyLines
             else { throw BenchError("\(kind): unexpected subscribe reply \(String(decoding: reply, as: UTF8.self))") }
-            stream.setNonBlocking()
+            try stream.setNonBlocking()
         }
         let publisher = try UnixStream.connect(path: socketPath)
         defer { publisher.close() }
 
-        var pipeFds: [Int32] = [0, 0]
-        guard pipe(&pipeFds) == 0 else { throw BenchError.system("pipe") }
-        defer {
-            close(pipeFds[0])
-            close(pipeFds[1])
-        }
         let shared = Shared()
         let fds = streams.map(\.fd)
         let pushLines = kind.pushLines
-        let doneFd = pipeFds[1]
-        let reader = BenchThread {
-            read(fds: fds, pushLines: pushLines, events: events, shared: shared, doneFd: doneFd)
+        let reader = try BenchThread(name: "bench-reader") {
+            read(fds: fds, pushLines: pushLines, events: events, shared: shared)
         }
         let event = kind.event
-        var byte: UInt8 = 0
-        for _ in 0..<events {
-            shared.sentAt.store(MonotonicClock.nanoseconds(), ordering: .releasing)
+        for index in 0..<events {
+            shared.sentAt.store(SystemProcess.monotonicNanoseconds(), ordering: .releasing)
             try publisher.write(all: event)
             _ = try publisher.readLines(1, into: buffer)
-            guard Glibc.read(pipeFds[0], &byte, 1) == 1, byte == 1 else { break }
+            guard shared.waitUntilDelivered(index + 1) else { break }
         }
         reader.join()
-        if let failure = shared.failure.withLock({ $0 }) { throw BenchError("\(kind) fan-out: \(failure)") }
+        if let failure = shared.failureReason { throw BenchError("\(kind) fan-out: \(failure)") }
         let samples = shared.samples.withLock { $0 }.sorted()
         guard samples.count == subscribers * events else {
             throw BenchError("\(kind) fan-out: \(samples.count) deliveries, expected \(subscribers * events)")
@@ -70,34 +88,43 @@ enum FanOutBench {
     }
 
     /// The reader thread: for each event, waits on epoll until every subscriber has its copy, timing each one, then
-    /// writes one byte (1 = all delivered, 0 = failed) to `doneFd`.
-    private static func read(fds: [Int32], pushLines: Int, events: Int, shared: Shared, doneFd: Int32) {
+    /// tells the publisher (or tells it why it gave up).
+    private static func read(fds: [FileDescriptor], pushLines: Int, events: Int, shared: Shared) {
         var samples: [UInt64] = []
         samples.reserveCapacity(fds.count * events)
         var lines = [Int](repeating: 0, count: fds.count)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 64)
         defer { buffer.deallocate() }
         var failure: String?
-        do throws(BenchError) {
-            let epoll = try EpollSet(capacity: 1024)
-            defer { epoll.close() }
-            for (index, fd) in fds.enumerated() { try epoll.addReadable(fd, token: UInt64(index)) }
+        do throws(SystemError) {
+            let epoll = try Epoll(capacity: 1024)
+            for (index, fd) in fds.enumerated() { try epoll.add(fd, events: .readable, token: UInt64(index)) }
             eventLoop: for event in 0..<events {
                 let target = (event + 1) * pushLines
+                let deadline = SystemProcess.monotonicNanoseconds() + 10_000_000_000
                 var delivered = 0
+                var readFailure: SystemError?
                 while delivered < fds.count {
-                    let ready = try epoll.wait(timeoutMilliseconds: 10_000) { token in
+                    try epoll.wait(timeoutMilliseconds: 1000) { token, _ in
                         let subscriber = Int(token)
-                        let count = Glibc.read(fds[subscriber], buffer.baseAddress!, buffer.count)
-                        guard count > 0 else { return }
+                        let outcome: FileDescriptor.IOResult
+                        do throws(SystemError) {
+                            outcome = try fds[subscriber].read(into: buffer)
+                        } catch {
+                            readFailure = error
+                            return
+                        }
+                        guard case .transferred(let count) = outcome else { return }
                         let before = lines[subscriber]
                         lines[subscriber] += LineCounter.count(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                         if before < target && lines[subscriber] >= target {
-                            samples.append(MonotonicClock.nanoseconds() - shared.sentAt.load(ordering: .acquiring))
+                            let sent = shared.sentAt.load(ordering: .acquiring)
+                            samples.append(SystemProcess.monotonicNanoseconds() - sent)
                             delivered += 1
                         }
                     }
-                    guard ready > 0 else {
+                    if let readFailure { throw readFailure }
+                    if delivered < fds.count && SystemProcess.monotonicNanoseconds() > deadline {
                         failure = "\(fds.count - delivered) subscribers did not get event \(event + 1) within 10 s"
                         break eventLoop
                     }
@@ -106,17 +133,12 @@ enum FanOutBench {
                     failure = "subscriber \(extra) got more than one copy of event \(event + 1)"
                     break eventLoop
                 }
-                var one: UInt8 = 1
-                _ = write(doneFd, &one, 1)
+                shared.markDelivered()
             }
         } catch {
             failure = error.description
         }
         shared.samples.withLock { $0 = samples }
-        if let failure {
-            shared.failure.withLock { $0 = failure }
-            var zero: UInt8 = 0
-            _ = write(doneFd, &zero, 1)
-        }
+        if let failure { shared.markFailed(failure) }
     }
 }

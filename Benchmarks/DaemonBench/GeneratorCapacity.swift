@@ -1,4 +1,4 @@
-import Glibc
+import MobiusSystem
 
 /// Shows the load generator is not the bottleneck: the same chunked writer thread and line-counting reader, joined
 /// by a socketpair with no server in between, must move far more messages per second than either server handles.
@@ -27,24 +27,18 @@ enum GeneratorCapacity {
     /// Items per second through a socketpair: a writer thread sends `count` items in `IngestBench.chunkEvents`
     /// chunks, the calling thread reads and counts lines until all arrived.
     private static func pump(item: [UInt8], count: Int) throws(BenchError) -> Double {
-        var pair: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
-            throw BenchError.system("socketpair")
-        }
-        let sender = UnixStream(fd: pair[0])
-        let receiver = UnixStream(fd: pair[1])
-        defer {
-            sender.close()
-            receiver.close()
-        }
+        let pair = try BenchError.checking { () throws(SystemError) in try SocketPair() }
+        defer { pair.close() }
+        let sender = UnixStream(fd: pair.first)
+        let receiver = UnixStream(fd: pair.second)
         sender.enlargeBuffers()
         receiver.enlargeBuffers()
         let chunk = Array([[UInt8]](repeating: item, count: IngestBench.chunkEvents).joined())
         let itemSize = item.count
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
         defer { buffer.deallocate() }
-        let start = MonotonicClock.nanoseconds()
-        let writer = BenchThread {
+        let start = SystemProcess.monotonicNanoseconds()
+        let writer = try BenchThread(name: "bench-writer") {
             chunk.withUnsafeBytes { whole in
                 var remaining = count
                 while remaining > 0 {
@@ -65,7 +59,7 @@ enum GeneratorCapacity {
             guard read > 0 else { throw BenchError("socketpair closed early") }
             lines += LineCounter.count(UnsafeRawBufferPointer(rebasing: buffer[0..<read]))
         }
-        let elapsed = MonotonicClock.nanoseconds() - start
+        let elapsed = SystemProcess.monotonicNanoseconds() - start
         writer.join()
         return Double(count) / (Double(elapsed) / 1e9)
     }

@@ -1,4 +1,4 @@
-import Glibc
+import MobiusSystem
 
 /// Scenarios 1 and 2: one connection, `events` events written back to back in big chunks by a writer thread
 /// while the calling thread reads and counts the replies.
@@ -32,8 +32,8 @@ enum IngestBench {
         let eventSize = kind.event.count
         let trailer: [UInt8] = replies ? [] : Array("ping\n".utf8)
         let expectedLines = replies ? events : 1
-        let start = MonotonicClock.nanoseconds()
-        let writer = BenchThread {
+        let start = SystemProcess.monotonicNanoseconds()
+        let writer = try BenchThread(name: "bench-writer") {
             do {
                 try chunk.withUnsafeBytes { whole in
                     var remaining = events
@@ -60,7 +60,7 @@ enum IngestBench {
             tail.append(contentsOf: bytes.suffix(64))
             if tail.count > 128 { tail.removeFirst(tail.count - 64) }
         }
-        let elapsed = MonotonicClock.nanoseconds() - start
+        let elapsed = SystemProcess.monotonicNanoseconds() - start
         writer.join()
         guard lines == expectedLines else { throw BenchError("\(kind): \(lines) replies, expected \(expectedLines)") }
         let lastLine = tail.dropLast().split(separator: 0x0A).last.map(Array.init) ?? []

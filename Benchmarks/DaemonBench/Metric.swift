@@ -23,6 +23,14 @@ struct Metric {
         self.target = target
     }
 
+    /// Adds one run's figure for `kind`.
+    mutating func record(_ value: Double, for kind: ServerKind) {
+        switch kind {
+        case .mobiusd: mobiusd.append(value)
+        case .redis: redis.append(value)
+        }
+    }
+
     var mobiusdMedian: Double { Statistics.median(mobiusd) }
     var redisMedian: Double { Statistics.median(redis) }
 
@@ -35,7 +43,7 @@ struct Metric {
         switch target {
         case .ratioAtLeast(let value): "≥ \(Format.decimal(value, 1))× redis"
         case .ratioAtMost(let value): value == 1 ? "≤ redis" : "≤ \(Format.decimal(value, 1))× redis"
-        case .mobiusdAtMost(let value): "≤ \(Format.decimal(value, 0)) \(unit)"
+        case .mobiusdAtMost(let value): value == 0 ? "0 \(unit)" : "≤ \(Format.decimal(value, 0)) \(unit)"
         case .none: "-"
         }
     }

@@ -3,7 +3,7 @@ import MobiusJSON
 /// The readable table and the machine-readable JSON lines (`{"bench":"mobiusd-daemon",...}`, one per metric).
 enum Report {
     static func printTable(_ metrics: [Metric], runs: Int) {
-        let widths = [34, 13, 13, 8, 14, 5]
+        let widths = [44, 13, 13, 8, 14, 5]
         let header = ["scenario", "mobiusd", "redis", "ratio", "target", "met?"]
         print("medians over \(runs) runs; ratio = median of per-run mobiusd/redis")
         print(zip(header, widths).enumerated().map { Format.pad($1.0, $1.1, right: $0 > 0) }.joined(separator: " "))
@@ -12,7 +12,7 @@ enum Report {
             let cells = [
                 "\(metric.name) (\(metric.unit))", Format.figure(metric.mobiusdMedian),
                 Format.figure(metric.redisMedian),
-                Format.decimal(metric.ratio, 2) + "×", metric.targetText, met,
+                metric.ratio.isFinite ? Format.decimal(metric.ratio, 2) + "×" : "-", metric.targetText, met,
             ]
             print(zip(cells, widths).enumerated().map { Format.pad($1.0, $1.1, right: $0 > 0) }.joined(separator: " "))
         }

@@ -1,3 +1,5 @@
+import MobiusSystem
+
 /// Scenario 3: one event at a time on one connection; send, wait for the reply, repeat.
 enum RoundTripBench {
     struct Result {
@@ -13,9 +15,9 @@ enum RoundTripBench {
         defer { buffer.deallocate() }
         let event = kind.event
         var latencies = [UInt64](repeating: 0, count: count)
-        let start = MonotonicClock.nanoseconds()
+        let start = SystemProcess.monotonicNanoseconds()
         for index in 0..<count {
-            let sent = MonotonicClock.nanoseconds()
+            let sent = SystemProcess.monotonicNanoseconds()
             try stream.write(all: event)
             var lines = 0
             while lines == 0 {
@@ -24,9 +26,9 @@ enum RoundTripBench {
                 lines = LineCounter.count(UnsafeRawBufferPointer(rebasing: buffer[0..<read]))
             }
             guard lines == 1 else { throw BenchError("\(kind): \(lines) replies to one event") }
-            latencies[index] = MonotonicClock.nanoseconds() - sent
+            latencies[index] = SystemProcess.monotonicNanoseconds() - sent
         }
-        let elapsed = MonotonicClock.nanoseconds() - start
+        let elapsed = SystemProcess.monotonicNanoseconds() - start
         latencies.sort()
         return Result(
             perSecond: Double(count) / (Double(elapsed) / 1e9),

@@ -12,6 +12,14 @@ enum ServerKind: String, CaseIterable, Sendable {
         }
     }
 
+    /// How the reply to one `event` starts: `{"ok":true,"seq":N}` vs `:N` (subscribers reached).
+    var acknowledgement: [UInt8] {
+        switch self {
+        case .mobiusd: Array(#"{"ok":true"#.utf8)
+        case .redis: [UInt8(ascii: ":")]
+        }
+    }
+
     /// The request that makes a connection a subscriber.
     var subscribeRequest: [UInt8] {
         switch self {

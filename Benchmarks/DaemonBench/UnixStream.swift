@@ -1,61 +1,37 @@
-import Glibc
+import MobiusSystem
 
 /// One AF_UNIX stream connection of the load generator. A value type over a file descriptor: copies share it,
 /// `close()` ends it.
 struct UnixStream: Sendable {
-    let fd: Int32
+    let fd: FileDescriptor
 
     /// Connects to `path` (blocking socket).
     static func connect(path: String) throws(BenchError) -> UnixStream {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError.system("socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let pathBytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < capacity else {
-            Glibc.close(fd)
-            throw BenchError("socket path too long (\(pathBytes.count) bytes): \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-            raw[pathBytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let error = BenchError.system("connect", path)
-            Glibc.close(fd)
-            throw error
-        }
-        return UnixStream(fd: fd)
+        UnixStream(fd: try BenchError.checking { () throws(SystemError) in try UnixSocket.connect(path: path) })
     }
 
     /// Big kernel buffers on our side, so the generator moves data in few, large system calls.
     func enlargeBuffers(bytes: Int32 = 1 << 20) {
-        var size = bytes
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        // Only a hint: the kernel caps the size, and a smaller buffer makes the run slower, not wrong.
+        try? fd.setSendBufferSize(bytes)
+        try? fd.setReceiveBufferSize(bytes)
     }
 
-    func setNonBlocking() {
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    func setNonBlocking() throws(BenchError) {
+        try BenchError.checking { () throws(SystemError) in try fd.setNonBlocking() }
     }
 
     /// Writes all of `bytes` (blocking socket).
     func write(all bytes: UnsafeRawBufferPointer) throws(BenchError) {
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw BenchError.system("write")
+            let outcome = try BenchError.checking { () throws(SystemError) in
+                try fd.write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             }
-            offset += written
+            guard case .transferred(let count) = outcome else {
+                throw BenchError("write to \(fd) would block, but the socket is blocking")
+            }
+            offset += count
         }
     }
 
@@ -68,15 +44,13 @@ struct UnixStream: Sendable {
         if let failure { throw failure }
     }
 
-    /// Reads what is there (blocking until something is): the byte count, 0 at end of stream, -1 for EAGAIN on a
-    /// non-blocking socket.
+    /// Reads what is there (blocking until something is): the byte count, 0 at end of stream, -1 when a
+    /// non-blocking socket has nothing.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(BenchError) -> Int {
-        while true {
-            let count = Glibc.read(fd, buffer.baseAddress!, buffer.count)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { return -1 }
-            throw BenchError.system("read")
+        switch try BenchError.checking({ () throws(SystemError) in try fd.read(into: buffer) }) {
+        case .transferred(let count): count
+        case .endOfFile: 0
+        case .wouldBlock: -1
         }
     }
 
@@ -95,6 +69,6 @@ struct UnixStream: Sendable {
     }
 
     func close() {
-        _ = Glibc.close(fd)
+        fd.close()
     }
 }

@@ -1,8 +1,8 @@
 // mobiusd-bench: the daemon benchmarks (DESIGN.md performance targets), mobiusd and redis-server side by side in
 // one run with one load generator. See README.md for the scenarios and Benchmarks/run-daemon.sh for how to run it.
-import Glibc
+import MobiusSystem
 
-signal(SIGPIPE, SIG_IGN)
+SystemProcess.ignoreBrokenPipe()
 do {
     let options = try BenchOptions(arguments: CommandLine.arguments)
     let bench = try DaemonBench(options: options)
@@ -14,5 +14,5 @@ do {
     }
 } catch {
     StandardError.write("mobiusd-bench: \(error)\n")
-    exit(1)
+    SystemProcess.exit(1)
 }
