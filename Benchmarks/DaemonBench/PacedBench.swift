@@ -23,6 +23,8 @@ enum PacedBench {
         var cpuMicrosecondsPerEvent: Double { Double(cpuNanoseconds) / 1000 / Double(events) }
         var cpuPercentOfCore: Double { Double(cpuNanoseconds) / Double(windowNanoseconds) * 100 }
         var wakeUpsPerEvent: Double { Double(wakeUps) / Double(events) }
+        /// The share of the window's slots that got no event because the previous reply was still out.
+        var skippedPercent: Double { Double(skippedSlots) / Double(events + skippedSlots) * 100 }
         var p50Microseconds: Double { Statistics.percentile(sorted: latencies, 0.50) / 1000 }
         var p99Microseconds: Double { Statistics.percentile(sorted: latencies, 0.99) / 1000 }
     }
@@ -34,6 +36,7 @@ enum PacedBench {
         var wakeUpsPerEvent: Metric
         var p50: Metric
         var p99: Metric
+        var skipped: Metric
 
         init(periodMicroseconds: Int) {
             let name = "6 every \(PacedBench.label(periodMicroseconds: periodMicroseconds)):"
@@ -42,6 +45,7 @@ enum PacedBench {
             wakeUpsPerEvent = Metric("\(name) wake-ups per event", unit: "count", target: .none)
             p50 = Metric("\(name) ack p50", unit: "µs", target: .ratioAtMost(1.2))
             p99 = Metric("\(name) ack p99", unit: "µs", target: .ratioAtMost(1.5))
+            skipped = Metric("\(name) slots skipped", unit: "%", target: .none)
         }
 
         mutating func record(_ result: Result, for kind: ServerKind) {
@@ -50,9 +54,10 @@ enum PacedBench {
             wakeUpsPerEvent.record(result.wakeUpsPerEvent, for: kind)
             p50.record(result.p50Microseconds, for: kind)
             p99.record(result.p99Microseconds, for: kind)
+            skipped.record(result.skippedPercent, for: kind)
         }
 
-        var all: [Metric] { [cpuPerEvent, cpuPercent, wakeUpsPerEvent, p50, p99] }
+        var all: [Metric] { [cpuPerEvent, cpuPercent, wakeUpsPerEvent, p50, p99, skipped] }
     }
 
     /// "1 ms", "200 µs".
