@@ -16,13 +16,14 @@ final class Reactor {
     }
 
     private let epoll: Epoll
-    private var handlers: [UInt64: any ReactorHandler] = [:]
+    // Owned by the reactor thread; exclusivity checks are off for the state each round touches (see ClientConnection).
+    @exclusivity(unchecked) private var handlers: [UInt64: any ReactorHandler] = [:]
     private var nextToken: UInt64 = 1
-    private var timers = ReactorTimers()
+    @exclusivity(unchecked) private var timers = ReactorTimers()
     private var roundEndHooks: [() -> Void] = []
-    private var running = false
+    @exclusivity(unchecked) private var running = false
     /// Set when a handler or hook has more to do right away: the next wait does not sleep.
-    private var moreWork = false
+    @exclusivity(unchecked) private var moreWork = false
     let waker: ReactorWaker
     private var wakerRegistration: Registration?
 

@@ -56,14 +56,15 @@ public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
 
 /// How the daemon keeps an app's model within JSON's nesting limit (PROTOCOL.md 1.5), so that no model it
 /// publishes or journals is deeper than the parser accepts and nothing recurses past its stack on one.
+///
+/// The check is per event, never per pass: pass boundaries depend on timing, and replaying the journal must reject
+/// exactly the events the live daemon rejected.
 enum ModelDepthCheck: Sendable {
     /// The app's update guarantees it (the built-ins check their events instead).
     case boundedByApp
-    /// Each changed JSON model is measured (iteratively) after the event; a deeper one rejects the event.
+    /// Each changed model is encoded (a typed model with the encoder's depth limit) and measured after the event; a
+    /// model too deep rejects the event. The encoding is kept for publication.
     case eachEvent
-    /// A typed model is encoded once per pass (with the encoder's depth limit); only if that fails is the pass
-    /// recomputed checking each event, so the events that made it too deep are rejected.
-    case eachPass
 }
 
 /// How an app's types become JSON and back.
@@ -125,7 +126,8 @@ extension DaemonApp where Model: Codable, Event: Codable, Effect: Codable {
     ///
     /// `update` may throw to reject an event: its sender gets `InvalidEvent` with the error's message (an
     /// `EventRejection`'s `message`, else the error's description), the model is unchanged and the event gets no
-    /// seq. A model whose JSON form would nest deeper than 512 levels also rejects the event that made it so.
+    /// seq. A model whose JSON form would nest deeper than 512 levels also rejects the event that made it so (each
+    /// changed model is encoded to check, so a typed app pays one encoding per event that changes the model).
     public init(
         name: String,
         model: Model,
@@ -141,6 +143,6 @@ extension DaemonApp where Model: Codable, Event: Codable, Effect: Codable {
                 encodeModel: { try JSONValueEncoder().encode($0) },
                 decodeModel: { try JSONValueDecoder().decode(Model.self, from: $0) },
                 encodeEffect: { (try? JSONValueEncoder().encode($0)) ?? .null }),
-            modelDepth: .eachPass)
+            modelDepth: .eachEvent)
     }
 }

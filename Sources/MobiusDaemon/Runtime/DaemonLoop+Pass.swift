@@ -7,6 +7,7 @@ extension DaemonLoop {
     /// returned value.
     func compute(_ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode) -> PassWork<Model, Effect> {
         var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
+        work.outputs = takeSpareOutputs()
         let recording = commitHook != nil
         for index in inputs.indices {
             switch inputs[index] {
@@ -14,9 +15,7 @@ extension DaemonLoop {
                 if case .rejectingEvents(let code, let message) = mode {
                     reject(code, message, ticket: ticket, source: source, work: &work)
                 } else {
-                    apply(
-                        event, json: json, source: source, ticket: ticket, mode: mode, recording: recording, work: &work
-                    )
+                    apply(event, json: json, source: source, ticket: ticket, recording: recording, work: &work)
                 }
             case .request(let request, let ticket):
                 if case .status = request { setPassRemainder(inputs[(index + 1)...]) }
@@ -27,6 +26,9 @@ extension DaemonLoop {
             case .reply(let line, let ticket):
                 work.outputs.append(.reply(ticket.connection, .line(line)))
             case .disconnected(let connection):
+                if isSubscribed(connection) || work.streamChanges.contains(where: { $0.subscribes(connection) }) {
+                    work.subscriberCount -= 1
+                }
                 work.streamChanges.append(.disconnect(connection))
                 work.monitors.removeAll { $0 == connection }
             }
@@ -36,7 +38,7 @@ extension DaemonLoop {
 
     private func apply(
         _ event: Event, json: JSONValue?, source: EventSourceKind, ticket: ReplyTicket?,
-        mode: PassWork<Model, Effect>.Mode, recording: Bool, work: inout PassWork<Model, Effect>
+        recording: Bool, work: inout PassWork<Model, Effect>
     ) {
         let next: Next<Model, Effect>
         do {
@@ -46,17 +48,19 @@ extension DaemonLoop {
             return
         }
         if let model = next.model {
-            var candidate = work.state
-            candidate.model = model
-            candidate.modelJSON = nil
-            if let problem = depthProblem(of: &candidate, mode: mode) {
-                reject(
-                    .invalidEvent, "the event would make the model too deep: \(problem)", ticket: ticket,
-                    source: source, work: &work)
-                return
+            var modelJSON: JSONValue?
+            if case .eachEvent = app.modelDepth {
+                switch encodedWithinDepth(model) {
+                case .success(let encoded): modelJSON = encoded
+                case .failure(let problem):
+                    reject(
+                        .invalidEvent, "the event would make the model too deep: \(problem.description)",
+                        ticket: ticket, source: source, work: &work)
+                    return
+                }
             }
-            work.state.model = candidate.model
-            work.state.modelJSON = candidate.modelJSON
+            work.state.model = model
+            work.state.modelJSON = modelJSON
             work.modelChanged = true
         }
         work.state.seq += 1
@@ -73,18 +77,6 @@ extension DaemonLoop {
                 ("trace", "event"), ("seq", .number(JSONNumber(work.state.seq))), ("event", eventJSON),
             ])
             for monitor in work.monitors { work.outputs.append(.trace(monitor, line)) }
-        }
-    }
-
-    /// Why a changed model may not be kept, under the app's depth policy and the pass's mode.
-    private func depthProblem(
-        of candidate: inout LoopState<Model>, mode: PassWork<Model, Effect>.Mode
-    ) -> String? {
-        switch (app.modelDepth, mode) {
-        case (.boundedByApp, _), (.eachPass, .normal):
-            return nil
-        case (.eachEvent, _), (.eachPass, _):
-            return modelDepthProblem(&candidate)
         }
     }
 
@@ -118,10 +110,7 @@ extension DaemonLoop {
                 return .line(JSONLine.object([("ok", true), ("seq", seqValue), ("model", value)]))
             }
             if !isSubscribed(ticket.connection)
-                && !work.streamChanges.contains(where: {
-                    if case .subscribe(ticket.connection, _, _, _) = $0 { return true }
-                    return false
-                })
+                && !work.streamChanges.contains(where: { $0.subscribes(ticket.connection) })
             {
                 work.subscriberCount += 1
             }

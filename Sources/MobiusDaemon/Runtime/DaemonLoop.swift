@@ -19,27 +19,31 @@ final class DaemonLoop<Model, Event, Effect> {
     let version: String
     let log: DaemonLog
     let stats: DaemonStats
-    private(set) var state: LoopState<Model>
-    private var subscriptions = SubscriptionHub()
-    private var monitors: [ConnectionID] = []
+    // Owned by the reactor thread; exclusivity checks are off for the state the passes touch (see ClientConnection).
+    @exclusivity(unchecked) private(set) var state: LoopState<Model>
+    @exclusivity(unchecked) private var subscriptions = SubscriptionHub()
+    @exclusivity(unchecked) private var monitors: [ConnectionID] = []
 
     /// Inputs waiting for the next pass, in arrival order.
-    private var queue: [PassInput<Event>] = []
+    @exclusivity(unchecked) private var queue: [PassInput<Event>] = []
+    /// Arrays of the last pass kept for their capacity: the next pass's queue and outputs reuse them.
+    @exclusivity(unchecked) private var spareQueue: [PassInput<Event>] = []
+    @exclusivity(unchecked) private var spareOutputs: [PassOutput] = []
     /// Inputs of the pass being computed, not yet reached (for `status` queue depths).
-    private var passRemainder: ArraySlice<PassInput<Event>> = []
+    @exclusivity(unchecked) private var passRemainder: ArraySlice<PassInput<Event>> = []
     /// How many inputs the queue takes before producers must wait.
     let capacity: Int
     /// Producers on the reactor thread waiting for room, told in the order they asked.
-    private var roomWaiters: [() -> Void] = []
+    @exclusivity(unchecked) private var roomWaiters: [() -> Void] = []
     /// Inboxes of producers on other threads, and whether each may have items.
     private var inboxes: [(kind: EventSourceKind, depth: () -> Int, drain: (Int) -> Int)] = []
-    private var inboxesWithItems = false
+    @exclusivity(unchecked) private var inboxesWithItems = false
 
     /// Where committed output goes.
     weak var sink: (any LoopOutputSink)?
     /// The journal's hook between computing and committing a pass; `nil` commits at once.
     var commitHook: (any PassCommitHook)?
-    private var committing = false
+    @exclusivity(unchecked) private var committing = false
     /// Effects run through this once their pass is committed.
     var dispatcher: EffectDispatcher<Model, Event, Effect>?
     /// Extra `status` members from the rest of the daemon (connections, memory, …).
@@ -72,6 +76,31 @@ final class DaemonLoop<Model, Event, Effect> {
     /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
     func enqueue(_ input: PassInput<Event>) {
         queue.append(input)
+    }
+
+    /// Queues a client's input, decoding its event with the app's codec (a failure answers `InvalidEvent`).
+    func enqueue(client input: ClientInput) {
+        switch input {
+        case .event(let json, let ticket):
+            do {
+                queue.append(.event(try app.codec.decodeEvent(json), json: json, source: .client, ticket: ticket))
+            } catch {
+                queue.append(
+                    .rejected(
+                        .invalidEvent, "the app rejected the event: \(EventRejection.message(for: error))", ticket))
+            }
+        case .request(let request, let ticket): queue.append(.request(request, ticket))
+        case .rejected(let code, let message, let ticket): queue.append(.rejected(code, message, ticket))
+        case .reply(let line, let ticket): queue.append(.reply(line, ticket))
+        case .disconnected(let connection): queue.append(.disconnected(connection))
+        }
+    }
+
+    /// The control server's way in.
+    var port: LoopPort {
+        LoopPort(
+            room: { [unowned self] in room }, enqueue: { [unowned self] in enqueue(client: $0) },
+            notifyWhenRoom: { [unowned self] in notifyWhenRoom($0) })
     }
 
     /// Calls `resume` once, after the next pass has made room.
@@ -156,16 +185,14 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     private func runPass() {
+        // The queue takes over the spare array (empty, with capacity); the pass takes the queue's items.
         var inputs: [PassInput<Event>] = []
+        swap(&inputs, &spareQueue)
         swap(&inputs, &queue)
         var work = compute(inputs, mode: .normal)
-        if case .eachPass = app.modelDepth, work.modelChanged, let problem = modelDepthProblem(&work.state) {
-            log.limited(
-                "model too deep", .warning, "a pass made the model too deep (\(problem)); rechecking each event")
-            work = compute(inputs, mode: .checkingEachModel)
-        }
         guard let hook = commitHook else {
-            finish(work)
+            finish(&work)
+            recycle(&inputs)
             return
         }
         committing = true
@@ -173,18 +200,26 @@ final class DaemonLoop<Model, Event, Effect> {
             committing = false
             switch outcome {
             case .committed:
-                finish(work)
+                finish(&work)
             case .failed(let code, let message):
-                finish(compute(inputs, mode: .rejectingEvents(code, message)))
+                var undone = compute(inputs, mode: .rejectingEvents(code, message))
+                finish(&undone)
             }
+            recycle(&inputs)
             requestAnotherRound()
         }
     }
 
+    /// Keeps a pass's input array for its capacity (its items are released now).
+    private func recycle(_ inputs: inout [PassInput<Event>]) {
+        inputs.removeAll(keepingCapacity: inputs.capacity <= 65_536)
+        if spareQueue.capacity < inputs.capacity { swap(&spareQueue, &inputs) }
+    }
+
     /// Makes a computed pass the loop's state and hands out what it produced, in order: replies and traces, the
     /// newest model, effects.
-    private func finish(_ work: PassWork<Model, Effect>) {
-        state = work.state
+    private func finish(_ work: inout PassWork<Model, Effect>) {
+        swap(&state, &work.state)
         for change in work.streamChanges {
             switch change {
             case .subscribe(let connection, let path, let value, let seq):
@@ -197,6 +232,8 @@ final class DaemonLoop<Model, Event, Effect> {
             }
         }
         sink?.deliver(work.outputs)
+        work.outputs.removeAll(keepingCapacity: work.outputs.capacity <= 65_536)
+        if spareOutputs.capacity < work.outputs.capacity { swap(&spareOutputs, &work.outputs) }
         if work.modelChanged { publish() }
         if !work.effects.isEmpty {
             let sink = self.sink
@@ -230,19 +267,32 @@ final class DaemonLoop<Model, Event, Effect> {
         return encoded
     }
 
-    /// Why `state`'s model is too deep for JSON, or `nil`; caches its JSON form when it fits.
-    func modelDepthProblem(_ state: inout LoopState<Model>) -> String? {
+    /// Why a model may not be kept.
+    struct DepthProblem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The model's JSON form, or why it is too deep for JSON (its encoding failed, or it nests past the parser's
+    /// limit).
+    func encodedWithinDepth(_ model: Model) -> Result<JSONValue, DepthProblem> {
         let encoded: JSONValue
         do {
-            encoded = try app.codec.encodeModel(state.model)
+            encoded = try app.codec.encodeModel(model)
         } catch {
-            return "\(error)"
+            return .failure(DepthProblem(description: "\(error)"))
         }
         if encoded.nests(deeperThan: JSONParser.defaultMaxDepth) {
-            return "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"
+            return .failure(
+                DepthProblem(description: "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"))
         }
-        state.modelJSON = encoded
-        return nil
+        return .success(encoded)
+    }
+
+    /// An empty outputs array with the capacity of an earlier pass's (one allocation saved per pass).
+    func takeSpareOutputs() -> [PassOutput] {
+        var outputs: [PassOutput] = []
+        swap(&outputs, &spareOutputs)
+        return outputs
     }
 
     // MARK: - Status support

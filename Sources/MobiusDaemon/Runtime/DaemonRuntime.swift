@@ -7,7 +7,7 @@ import MobiusSystem
 final class DaemonRuntime<Model, Event, Effect> {
     let reactor: Reactor
     let loop: DaemonLoop<Model, Event, Effect>
-    let server: ControlServer<Model, Event, Effect>
+    let server: ControlServer
     let log: DaemonLog
     let stats: DaemonStats
     let worker: BlockingWorker
@@ -35,7 +35,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         self.stats = stats
         self.worker = worker
         self.server = try ControlServer(
-            loop: loop, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker)
+            loop: loop.port, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker)
         self.signalHandler = SignalHandler(signals: signals)
         let waker = reactor.waker
         let loopRef = ReactorBound(value: loop)

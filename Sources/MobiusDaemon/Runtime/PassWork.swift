@@ -5,10 +5,8 @@ import MobiusJSON
 struct PassWork<Model, Effect> {
     /// How a pass is computed.
     enum Mode {
-        /// Apply events; the app's depth check decides when models are measured.
+        /// Apply events.
         case normal
-        /// Apply events, encoding and measuring every changed model (a typed model turned out too deep).
-        case checkingEachModel
         /// The commit failed: every event gets this error, reads see the state before the pass.
         case rejectingEvents(ErrorCode, String)
     }

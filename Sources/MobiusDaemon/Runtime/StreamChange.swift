@@ -8,3 +8,11 @@ enum StreamChange {
     case monitor(ConnectionID)
     case disconnect(ConnectionID)
 }
+
+extension StreamChange {
+    /// Whether this change subscribes `connection`.
+    func subscribes(_ connection: ConnectionID) -> Bool {
+        if case .subscribe(connection, _, _, _) = self { return true }
+        return false
+    }
+}

@@ -26,8 +26,9 @@ extension ControlServer: LoopOutputSink {
         guard !waitingToRequest.isEmpty else { return }
         let waiting = waitingToRequest
         waitingToRequest.removeAll()
-        for connection in waiting.values where connections[connection.id] != nil {
-            resume(connection)
+        for connection in waiting {
+            connection.waitingToRequest = false
+            if connection.isOpen { resume(connection) }
         }
     }
 
@@ -67,7 +68,7 @@ extension ControlServer: LoopOutputSink {
         swap(&batch, &dirty)
         for connection in batch {
             connection.queuedForFlush = false
-            if connections[connection.id] != nil { flush(connection, now: now) }
+            if connection.isOpen { flush(connection, now: now) }
         }
         batch.removeAll(keepingCapacity: true)
         if dirty.isEmpty { swap(&batch, &dirty) }
@@ -80,12 +81,12 @@ extension ControlServer: LoopOutputSink {
             return
         }
         finishIfDone(connection)
-        guard connections[connection.id] != nil else { return }
-        if connection.pendingOutputBytes < settings.maxOutputBytes, waitingToRequest[connection.id] != nil,
+        guard connection.isOpen else { return }
+        if connection.pendingOutputBytes < settings.maxOutputBytes, connection.waitingToRequest,
             connection.mayRequest(limit: settings.maxOutputBytes)
         {
             // Output drained below the bound: its waiting lines may go on.
-            waitingToRequest[connection.id] = nil
+            connection.waitingToRequest = false
             resume(connection)
             return
         }

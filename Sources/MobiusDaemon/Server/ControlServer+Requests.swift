@@ -23,14 +23,14 @@ extension ControlServer {
     }
 
     /// Hands `input` to the loop and records the reply the connection is now owed.
-    func submit(_ input: PassInput<Event>, on connection: ClientConnection) {
+    func submit(_ input: ClientInput, on connection: ClientConnection) {
         connection.expectReply(estimate: Self.replyEstimate(input))
         loop.enqueue(input)
     }
 
     /// An upper bound on the size of the reply to `input`, for the output bound; `modelSized` when it is as big as
     /// the model.
-    static func replyEstimate(_ input: PassInput<Event>) -> Int {
+    static func replyEstimate(_ input: ClientInput) -> Int {
         switch input {
         case .event, .rejected:
             // An ack, or an error whose message is capped (EventRejection.maxMessageBytes and short texts).
@@ -66,16 +66,7 @@ extension ControlServer {
             fail(connection, .invalidJSON, "invalid JSON: \(error)", line: line, eventLike: true)
             return
         }
-        let event: Event
-        do {
-            event = try loop.app.codec.decodeEvent(value)
-        } catch {
-            fail(
-                connection, .invalidEvent, "the app rejected the event: \(EventRejection.message(for: error))",
-                line: line, eventLike: true)
-            return
-        }
-        submit(.event(event, json: value, source: .client, ticket: ticket(connection, line)), on: connection)
+        submit(.event(value, ticket(connection, line)), on: connection)
     }
 
     private func handleCommand(_ name: String, argument: ArraySlice<UInt8>, on connection: ClientConnection, line: Int)

@@ -33,7 +33,7 @@ extension ControlServer {
     private func answerUnreadLines(_ connection: ClientConnection) {
         let input = connection.input
         var start = connection.inputStart
-        waitingToRequest[connection.id] = nil
+        connection.waitingToRequest = false
         while let newline = input[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = RequestLine.classify(input[start..<newline])
             connection.linesConsumed += 1

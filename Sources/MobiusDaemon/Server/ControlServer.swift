@@ -6,29 +6,31 @@ import MobiusSystem
 /// non-blocking, output is bounded per connection, a connection's requests go to the loop only while its unsent
 /// and owed output is under `maxOutputBytes`, and a full loop queue pauses reading instead of dropping anything
 /// read.
-final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
-    let loop: DaemonLoop<Model, Event, Effect>
+final class ControlServer: ClientConnectionOwner {
+    let loop: LoopPort
     let reactor: Reactor
     let settings: ServerSettings
     let log: DaemonLog
     let worker: BlockingWorker
     var listener: ControlListener?
-    var connections: [ConnectionID: ClientConnection] = [:]
+    // Owned by the reactor thread, like everything here; exclusivity checks are off for the hot properties (see
+    // ClientConnection).
+    @exclusivity(unchecked) var connections: [ConnectionID: ClientConnection] = [:]
     var connectionsPerUser: [UInt32: Int] = [:]
     var nextConnectionID: ConnectionID = 1
     var groupCache = GroupMembershipCache()
     /// Connections with output to write at the end of this round.
-    var dirty: [ClientConnection] = []
+    @exclusivity(unchecked) var dirty: [ClientConnection] = []
     /// Connections with lines waiting for room in the loop's queue or for owed replies.
-    var waitingToRequest: [ConnectionID: ClientConnection] = [:]
-    var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
-    var shuttingDown = false
+    @exclusivity(unchecked) var waitingToRequest: [ClientConnection] = []
+    @exclusivity(unchecked) var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
+    @exclusivity(unchecked) var shuttingDown = false
     var stallTimer: ReactorTimers.ID?
     /// Set while accept is paused for lack of descriptors.
     var acceptPause: AcceptPause?
 
     init(
-        loop: DaemonLoop<Model, Event, Effect>, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
+        loop: LoopPort, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
         log: DaemonLog, worker: BlockingWorker
     ) throws(SystemError) {
         self.loop = loop
@@ -49,7 +51,7 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
         if events.contains(.readable) || events.contains(.hangUp) || events.contains(.error) {
             read(connection)
         }
-        guard connections[connection.id] != nil else { return }
+        guard connection.isOpen else { return }
         if events.contains(.error) || (events.contains(.hangUp) && connection.readClosed) {
             // Both directions are gone: nothing more can be written.
             close(connection, reason: nil)
@@ -62,7 +64,7 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
 
     private func read(_ connection: ClientConnection) {
         var budget = 4
-        while budget > 0, wantsInput(connection) {
+        reading: while budget > 0, wantsInput(connection) {
             budget -= 1
             let outcome = readBuffer.withUnsafeMutableBytes { buffer in
                 Result { () throws(SystemError) in try connection.fd.read(into: buffer) }
@@ -83,16 +85,19 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
                 compactInput(connection)
                 connection.input.append(contentsOf: readBuffer[0..<count])
                 processLines(connection)
+                // A short read drained the socket: reading again would only return EAGAIN, a wasted system call
+                // per request for one-at-a-time clients. Level-triggered epoll reports anything that arrives later.
+                if count < readBuffer.count { break reading }
             }
         }
-        if connections[connection.id] != nil { updateInterest(connection) }
+        if connection.isOpen { updateInterest(connection) }
     }
 
     /// Whether to read more from the socket: not after EOF, `quit` or shutdown, and not while lines already read
     /// wait (for room in the loop's queue, or for output to drain).
     func wantsInput(_ connection: ClientConnection) -> Bool {
         connection.permissions != nil && !connection.readClosed && !connection.pausedForQueue
-            && !connection.closeAfterFlush && !shuttingDown && waitingToRequest[connection.id] == nil
+            && !connection.closeAfterFlush && !shuttingDown && !connection.waitingToRequest
             && connection.mayRequest(limit: settings.maxOutputBytes)
     }
 
@@ -113,7 +118,7 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
     /// while the loop has room and the connection's output bound allows.
     func processLines(_ connection: ClientConnection) {
         let newline = UInt8(ascii: "\n")
-        while !connection.closeAfterFlush && connections[connection.id] != nil {
+        while !connection.closeAfterFlush && connection.isOpen {
             let input = connection.input
             let start = connection.inputStart
             guard start < input.count else { return }
@@ -150,11 +155,11 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
     /// Whether the connection may hand the loop one more request now; if not, it waits (and is resumed after the
     /// next pass).
     private func mayHandOver(_ connection: ClientConnection) -> Bool {
-        guard loop.room > 0 else {
+        guard loop.room() > 0 else {
             if !connection.pausedForQueue {
                 connection.pausedForQueue = true
                 loop.notifyWhenRoom { [weak self, weak connection] in
-                    guard let self, let connection, connections[connection.id] != nil else { return }
+                    guard let self, let connection, connection.isOpen else { return }
                     connection.pausedForQueue = false
                     resume(connection)
                 }
@@ -162,7 +167,10 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
             return false
         }
         guard connection.mayRequest(limit: settings.maxOutputBytes) else {
-            waitingToRequest[connection.id] = connection
+            if !connection.waitingToRequest {
+                connection.waitingToRequest = true
+                waitingToRequest.append(connection)
+            }
             return false
         }
         return true
@@ -172,7 +180,7 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
     func resume(_ connection: ClientConnection) {
         processLines(connection)
         finishIfDone(connection)
-        if connections[connection.id] != nil { updateInterest(connection) }
+        if connection.isOpen { updateInterest(connection) }
     }
 
     private func lineTooLong(_ connection: ClientConnection) {
@@ -194,9 +202,9 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
 
     func updateInterest(_ connection: ClientConnection) {
         guard let registration = connection.registration else { return }
-        var wanted: Epoll.Events = []
-        if wantsInput(connection) { wanted.insert(.readable) }
-        if connection.pendingOutputBytes > 0 { wanted.insert(.writable) }
+        let wanted = Epoll.Events(
+            rawValue: (wantsInput(connection) ? Epoll.Events.readable.rawValue : 0)
+                | (connection.pendingOutputBytes > 0 ? Epoll.Events.writable.rawValue : 0))
         guard wanted != connection.interest else { return }
         do {
             try reactor.update(registration, to: wanted)
@@ -208,7 +216,7 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
 
     /// Closes a connection that has nothing left to do: no more input, every reply written, no streams.
     func finishIfDone(_ connection: ClientConnection) {
-        guard connections[connection.id] != nil else { return }
+        guard connection.isOpen else { return }
         // After EOF, lines still buffered (waiting for the loop or for output to drain) keep the connection open.
         let inputDone = connection.readClosed && connection.inputStart >= connection.input.count
         let noMoreInput = inputDone || connection.closeAfterFlush
@@ -222,6 +230,7 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
 
     func close(_ connection: ClientConnection, reason: String?) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        connection.isOpen = false
         if let reason {
             log.limited("connection closed", .warning, "closing connection from uid \(connection.peer.uid): \(reason)")
         }
@@ -229,7 +238,6 @@ final class ControlServer<Model, Event, Effect>: ClientConnectionOwner {
         connection.fd.close()
         connectionsPerUser[connection.peer.uid, default: 1] -= 1
         if connectionsPerUser[connection.peer.uid] == 0 { connectionsPerUser[connection.peer.uid] = nil }
-        waitingToRequest[connection.id] = nil
         if connection.hasStreams {
             // Never refused: one per connection, so it cannot grow the queue without bound.
             loop.enqueue(.disconnected(connection.id))
