@@ -18,7 +18,7 @@ public enum CounterApp {
         return app
     }
 
-    static func update(model: JSONValue, event: JSONValue) throws(EventRejection) -> Next<JSONValue, JSONValue> {
+    static func update(model: JSONValue, event: JSONValue) throws -> Next<JSONValue, JSONValue> {
         let count = model.int64Value ?? 0
         switch event["type"]?.stringValue {
         case "increment":

@@ -51,7 +51,7 @@ public enum StoreApp {
         if type == "set" && event["value"] == nil { throw Invalid(description: "\"set\" needs a \"value\"") }
     }
 
-    static func update(model: JSONValue, event: JSONValue) throws(EventRejection) -> Next<JSONValue, JSONValue> {
+    static func update(model: JSONValue, event: JSONValue) throws -> Next<JSONValue, JSONValue> {
         // `validate` has checked the event's shape before it was queued.
         guard let text = event["path"]?.stringValue, let pointer = try? JSONPointer(text) else {
             throw EventRejection("\"path\" must be a JSON Pointer string")

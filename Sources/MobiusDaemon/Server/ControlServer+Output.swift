@@ -56,9 +56,6 @@ extension ControlServer: LoopOutputSink {
     /// The end of a reactor round, after the loop's passes: write what is pending and watch for stalls.
     func endOfRound() {
         flushDirty()
-        if stallTimer == nil, connections.values.contains(where: { $0.pendingOutputBytes > 0 }) {
-            scheduleStallCheck()
-        }
     }
 
     private func flushDirty() {
@@ -76,9 +73,15 @@ extension ControlServer: LoopOutputSink {
 
     /// Writes what the socket takes now, then closes the connection if it is done or updates its epoll interest.
     func flush(_ connection: ClientConnection, now: UInt64) {
-        if case .failed = connection.write(now: now) {
+        switch connection.write(now: now) {
+        case .failed:
             close(connection, reason: nil)
             return
+        case .pending:
+            // Output the socket did not take: watch for a stall (every write goes through here).
+            if stallTimer == nil { scheduleStallCheck() }
+        case .drained:
+            break
         }
         finishIfDone(connection)
         guard connection.isOpen else { return }

@@ -10,22 +10,18 @@ enum ReplyText {
         output.append(UInt8(ascii: "\n"))
     }
 
-    /// Appends the decimal digits of `value` without allocating.
+    /// Appends the decimal digits of `value` without allocating: formatted back to front into a fixed buffer on
+    /// the stack, then appended in one copy.
     static func appendDecimal(_ value: UInt64, to output: inout [UInt8]) {
-        var digits = 1
-        var probe = value
-        while probe >= 10 {
-            probe /= 10
-            digits += 1
-        }
-        let start = output.count
-        output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        var remaining = value
-        var index = start + digits - 1
-        while index >= start {
-            output[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
-            index -= 1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var remaining = value
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
+                remaining /= 10
+            } while remaining > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
         }
     }
 
