@@ -1,17 +1,21 @@
 import MobiusSystem
 
-/// A thread for calls that may block for long: NSS lookups (group membership can go to LDAP) and reads of /proc.
-/// The reactor hands it jobs and gets results back through its waker, so the reactor thread never waits on them.
-/// The thread starts with the first job and then sleeps until the next one.
+/// A thread the reactor hands jobs to and gets results back from through its waker, so the reactor thread never
+/// waits on them: calls that may block for long (NSS lookups, where group membership can go to LDAP, and reads of
+/// /proc) on one, interpreting big batches of request lines on another. The thread starts with the first job and
+/// then sleeps until the next one.
 final class BlockingWorker: @unchecked Sendable {
     // @unchecked: `jobs` and `started` are touched only while holding `condition`'s mutex.
     private let condition = ThreadCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var started = false
     private let name: String
+    private let stackSize: Int
 
-    init(name: String) {
+    /// - Parameter stackSize: the thread's stack (NSS modules need a normal one; JSON parsing a few hundred KiB).
+    init(name: String, stackSize: Int = 1 << 20) {
         self.name = name
+        self.stackSize = stackSize
     }
 
     /// Runs `job` on the worker thread, after the jobs submitted before it.
@@ -23,8 +27,7 @@ final class BlockingWorker: @unchecked Sendable {
         }
         if start {
             do {
-                // NSS modules run here; give them a normal-sized stack.
-                try SystemThread.spawn(name: name, stackSize: 1 << 20) { [self] in run() }
+                try SystemThread.spawn(name: name, stackSize: stackSize) { [self] in run() }
             } catch {
                 // No thread: run jobs inline rather than never (the caller then waits on this one call).
                 condition.withLock { started = false }

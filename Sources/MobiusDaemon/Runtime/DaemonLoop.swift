@@ -48,6 +48,8 @@ final class DaemonLoop<Model, Event, Effect> {
     var dispatcher: EffectDispatcher<Model, Event, Effect>?
     /// Extra `status` members from the rest of the daemon (connections, memory, …).
     var statusMembers: () -> [(String, JSONValue)] = { [] }
+    /// Frees a big pass's inputs on the thread that parsed most of them (see `recycle`).
+    var releaseElsewhere: ((ReactorBound<[PassInput<Event>]>) -> Void)?
     /// Asks the reactor for another round without sleeping.
     var requestAnotherRound: () -> Void = {}
 
@@ -210,8 +212,16 @@ final class DaemonLoop<Model, Event, Effect> {
         }
     }
 
-    /// Keeps a pass's input array for its capacity (its items are released now).
+    /// Releases a pass's inputs and keeps the array for its capacity. A big pass's inputs were mostly parsed on
+    /// the parse thread: they go back there to be freed, because glibc frees memory of another thread's arena under
+    /// that arena's lock, which made both threads wait on each other in a flood.
     private func recycle(_ inputs: inout [PassInput<Event>]) {
+        if inputs.count >= 256, let releaseElsewhere {
+            var handed: [PassInput<Event>] = []
+            swap(&handed, &inputs)
+            releaseElsewhere(ReactorBound(value: handed))
+            return
+        }
         inputs.removeAll(keepingCapacity: inputs.capacity <= 65_536)
         if spareQueue.capacity < inputs.capacity { swap(&spareQueue, &inputs) }
     }

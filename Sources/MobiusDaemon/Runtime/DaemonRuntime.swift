@@ -18,6 +18,10 @@ final class DaemonRuntime<Model, Event, Effect> {
     /// Events from Swift effect handlers running on other threads (async routes, routes on a queue).
     private let effectInbox: EventInbox<Event>
 
+    /// Stack of the parse thread: JSON nests at most 512 levels, which the parser's recursion needs a few hundred
+    /// KiB for.
+    static var parserStackSize: Int { 4 << 20 }
+
     /// Capacity of the loop's queue; producers beyond it wait (backpressure).
     static var loopCapacity: Int { 65_536 }
 
@@ -27,6 +31,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     ) throws(SystemError) {
         let reactor = try Reactor()
         let worker = BlockingWorker(name: "mobiusd-worker")
+        let parser = BlockingWorker(name: "mobiusd-parse", stackSize: Self.parserStackSize)
         let loop = DaemonLoop(
             app: app, capacity: Self.loopCapacity, stats: stats, log: log, epoch: epoch, version: MobiusDaemon.version)
         self.reactor = reactor
@@ -35,7 +40,8 @@ final class DaemonRuntime<Model, Event, Effect> {
         self.stats = stats
         self.worker = worker
         self.server = try ControlServer(
-            loop: loop.port, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker)
+            loop: loop.port, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker,
+            parser: parser)
         self.signalHandler = SignalHandler(signals: signals)
         let waker = reactor.waker
         let loopRef = ReactorBound(value: loop)
@@ -48,6 +54,8 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     private func wire(app: DaemonApp<Model, Event, Effect>) {
         loop.sink = server
+        let parser = server.parser
+        loop.releaseElsewhere = { inputs in parser.submit { _ = inputs } }
         loop.requestAnotherRound = { [unowned reactor] in reactor.requestAnotherRound() }
         loop.statusMembers = { [unowned self] in statusMembers() }
         loop.attach(effectInbox) { event in .event(event, json: nil, source: .effect, ticket: nil) }
@@ -94,7 +102,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         loop.runPasses()
         server.endOfRound()
         guard stopping else { return }
-        let idle = !loop.hasQueuedInputs && !loop.isCommitting && server.finishedFlushing
+        let idle = !loop.hasQueuedInputs && !loop.isCommitting && server.batchesOut == 0 && server.finishedFlushing
         if idle || SystemProcess.monotonicNanoseconds() >= stopDeadline { reactor.stop() }
     }
 

@@ -17,9 +17,9 @@ final class ClientConnection: ReactorHandler {
     @exclusivity(unchecked) var registration: Reactor.Registration?
     /// The epoll interest currently registered.
     @exclusivity(unchecked) var interest = Epoll.Events.none
-    /// Known once the peer's groups are looked up (only needed when access lists name groups).
-    @exclusivity(unchecked) var permissions: (read: Bool, write: Bool)?
-    @exclusivity(unchecked) var replyMode: ReplyMode = .on
+    /// What earlier lines decided for later ones; `nil` until the peer's permissions are known (looking up its
+    /// groups is only needed when access lists name groups).
+    @exclusivity(unchecked) var requests: RequestState?
     /// Request lines consumed so far (the next line's number is this plus one).
     @exclusivity(unchecked) var linesConsumed = 0
 
@@ -49,10 +49,10 @@ final class ClientConnection: ReactorHandler {
     @exclusivity(unchecked) var pendingModel: [UInt8]?
     /// Trace lines dropped because the client reads too slowly.
     @exclusivity(unchecked) var droppedTraces = 0
-    @exclusivity(unchecked) var subscribed = false
-    @exclusivity(unchecked) var monitoring = false
     /// Whether the connection is already on the server's list to flush this round.
     @exclusivity(unchecked) var queuedForFlush = false
+    /// A batch of its lines is at the parse thread: nothing else of it goes to the loop until the batch is back.
+    @exclusivity(unchecked) var batchOut = false
     /// Cleared when the server closes the connection (checked instead of looking the id up).
     @exclusivity(unchecked) var isOpen = true
     /// Whether it is on the server's list of connections whose lines wait for owed replies or output to drain.
@@ -74,7 +74,7 @@ final class ClientConnection: ReactorHandler {
         owner.connectionReady(self, events)
     }
 
-    var hasStreams: Bool { subscribed || monitoring }
+    var hasStreams: Bool { requests.map { $0.subscribed || $0.monitoring } ?? false }
 
     var pendingOutputBytes: Int { output.count - outputStart + (pendingModel?.count ?? 0) }
 

@@ -107,7 +107,8 @@ extension ControlServer {
         connectionsPerUser[peer.uid, default: 0] += 1
         let now = SystemProcess.monotonicNanoseconds()
         if let permissions = settings.access.permissions(for: peer, groups: groupCache.groups(of: peer.uid, now: now)) {
-            connection.permissions = permissions
+            connection.requests = RequestState(
+                connection: id, peerUID: peer.uid, canRead: permissions.read, canWrite: permissions.write)
             updateInterest(connection)
         } else {
             lookUpGroups(of: peer, for: connection)
@@ -131,8 +132,10 @@ extension ControlServer {
         groupCache.store(groups, for: uid, now: SystemProcess.monotonicNanoseconds())
         for id in groupCache.waiting.removeValue(forKey: uid) ?? [] {
             guard let connection = connections[id] else { continue }
-            connection.permissions =
+            let permissions =
                 settings.access.permissions(for: connection.peer, groups: groups) ?? (read: false, write: false)
+            connection.requests = RequestState(
+                connection: id, peerUID: uid, canRead: permissions.read, canWrite: permissions.write)
             updateInterest(connection)
         }
     }

@@ -38,7 +38,7 @@ extension ControlServer {
             let line = RequestLine.classify(input[start..<newline])
             connection.linesConsumed += 1
             let ticket = ReplyTicket(
-                connection: connection.id, line: connection.linesConsumed, mode: connection.replyMode)
+                connection: connection.id, line: connection.linesConsumed, mode: connection.requests?.replyMode ?? .on)
             if case .blank = line {
             } else if line.isEventLike {
                 submit(.rejected(.shuttingDown, "the daemon is shutting down", ticket), on: connection)

@@ -12,6 +12,10 @@ final class ControlServer: ClientConnectionOwner {
     let settings: ServerSettings
     let log: DaemonLog
     let worker: BlockingWorker
+    /// The thread that interprets big batches of lines (a pipelining client's) while the reactor applies the last.
+    let parser: BlockingWorker
+    /// Batches out at the parse thread (shutdown waits for them).
+    var batchesOut = 0
     var listener: ControlListener?
     // Owned by the reactor thread, like everything here; exclusivity checks are off for the hot properties (see
     // ClientConnection).
@@ -31,13 +35,14 @@ final class ControlServer: ClientConnectionOwner {
 
     init(
         loop: LoopPort, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
-        log: DaemonLog, worker: BlockingWorker
+        log: DaemonLog, worker: BlockingWorker, parser: BlockingWorker
     ) throws(SystemError) {
         self.loop = loop
         self.reactor = reactor
         self.settings = settings
         self.log = log
         self.worker = worker
+        self.parser = parser
         let handler = ControlListener(fd: listener)
         self.listener = handler
         handler.onReady = { [unowned self] in acceptConnections() }
@@ -94,11 +99,13 @@ final class ControlServer: ClientConnectionOwner {
     }
 
     /// Whether to read more from the socket: not after EOF, `quit` or shutdown, and not while lines already read
-    /// wait (for room in the loop's queue, or for output to drain).
+    /// wait (for room in the loop's queue, or for output to drain). While a batch is at the parse thread, reading
+    /// goes on up to one more batch, so the next one is ready when it comes back.
     func wantsInput(_ connection: ClientConnection) -> Bool {
-        connection.permissions != nil && !connection.readClosed && !connection.pausedForQueue
+        connection.requests != nil && !connection.readClosed && !connection.pausedForQueue
             && !connection.closeAfterFlush && !shuttingDown && !connection.waitingToRequest
             && connection.mayRequest(limit: settings.maxOutputBytes)
+            && (!connection.batchOut || connection.input.count - connection.inputStart < Self.batchBytes)
     }
 
     private func compactInput(_ connection: ClientConnection) {
@@ -118,7 +125,8 @@ final class ControlServer: ClientConnectionOwner {
     /// while the loop has room and the connection's output bound allows.
     func processLines(_ connection: ClientConnection) {
         let newline = UInt8(ascii: "\n")
-        while !connection.closeAfterFlush && connection.isOpen {
+        while !connection.closeAfterFlush && connection.isOpen && !connection.batchOut {
+            if sendBatch(connection) { return }
             let input = connection.input
             let start = connection.inputStart
             guard start < input.count else { return }
@@ -144,12 +152,24 @@ final class ControlServer: ClientConnectionOwner {
                 lineTooLong(connection)
                 return
             }
-            guard mayHandOver(connection) else { return }
+            guard mayHandOver(connection), var state = connection.requests else { return }
             connection.linesConsumed += 1
             connection.inputStart = next
             connection.scanFrom = next
-            handleLine(input[start..<end], on: connection)
+            if let request = RequestInterpreter.interpret(
+                input[start..<end], number: connection.linesConsumed, state: &state)
+            {
+                submit(request, on: connection)
+            }
+            connection.requests = state
+            if state.quit { connection.closeAfterFlush = true }
         }
+    }
+
+    /// Hands `input` to the loop and records the reply the connection is now owed.
+    func submit(_ input: ClientInput, on connection: ClientConnection) {
+        connection.expectReply(estimate: RequestInterpreter.replyEstimate(input))
+        loop.enqueue(input)
     }
 
     /// Whether the connection may hand the loop one more request now; if not, it waits (and is resumed after the

@@ -1,0 +1,51 @@
+import MobiusSystem
+
+extension ControlServer {
+    /// Most bytes of lines in one batch.
+    static var batchBytes: Int { 256 * 1024 }
+    /// Fewer complete bytes than this are interpreted on the reactor: handing them over would cost more than it
+    /// saves (a one-at-a-time client never leaves the reactor thread).
+    static var batchThreshold: Int { 4096 }
+
+    /// Hands the connection's complete lines to the parse thread when there are many; returns whether it did.
+    func sendBatch(_ connection: ClientConnection) -> Bool {
+        let available = connection.input.count - connection.inputStart
+        guard available >= Self.batchThreshold, let state = connection.requests, connection.modelSizedOwed == 0
+        else { return false }
+        let budget = settings.maxOutputBytes - connection.pendingOutputBytes - connection.owedBytes
+        let room = loop.room()
+        guard budget >= 64 * 1024, room >= 64 else { return false }
+        let start = connection.inputStart
+        let window = connection.input[start..<min(connection.input.count, start + Self.batchBytes)]
+        guard let lastNewline = window.lastIndex(of: UInt8(ascii: "\n")), lastNewline - start >= Self.batchThreshold
+        else { return false }
+        let job = LineBatch.Job(
+            connection: connection.id, bytes: Array(connection.input[start...lastNewline]),
+            firstLine: connection.linesConsumed + 1, state: state, replyBudget: budget, maxInputs: room,
+            maxLineBytes: settings.maxLineBytes)
+        connection.batchOut = true
+        batchesOut += 1
+        let waker = reactor.waker
+        let server = ReactorBound(value: self)
+        parser.submit {
+            let result = LineBatch.interpret(job)
+            waker.post { server.value.batchInterpreted(result) }
+        }
+        return true
+    }
+
+    /// A batch is back: its inputs go to the loop in line order, and the connection goes on with its next lines
+    /// (perhaps the next batch, which the parse thread interprets while the reactor applies this one).
+    private func batchInterpreted(_ result: LineBatch.Result) {
+        batchesOut -= 1
+        guard let connection = connections[result.connection] else { return }
+        connection.batchOut = false
+        connection.inputStart += result.bytesConsumed
+        connection.scanFrom = max(connection.scanFrom, connection.inputStart)
+        connection.linesConsumed += result.linesConsumed
+        connection.requests = result.state
+        for input in result.inputs { submit(input, on: connection) }
+        if result.state.quit { connection.closeAfterFlush = true }
+        resume(connection)
+    }
+}

@@ -1,0 +1,56 @@
+/// Complete request lines of one connection, cut from its input for the parse thread, and what interpreting them
+/// gave. While a batch is out, the connection hands nothing else to the loop, so its replies stay in line order.
+struct LineBatch: Sendable {
+    /// A batch to interpret.
+    struct Job: Sendable {
+        let connection: ConnectionID
+        /// Whole lines, each ending in `\n`.
+        let bytes: [UInt8]
+        /// The number of the batch's first line on its connection.
+        let firstLine: Int
+        let state: RequestState
+        /// Reply bytes the connection may still be owed (its output bound): the batch stops when its estimates
+        /// reach it, and right after a model-sized request, as the reactor would.
+        let replyBudget: Int
+        /// Inputs the loop's queue takes now.
+        let maxInputs: Int
+        let maxLineBytes: Int
+    }
+
+    /// What the batch gave.
+    struct Result: Sendable {
+        let connection: ConnectionID
+        var inputs: [ClientInput] = []
+        /// Bytes of the job's lines that were interpreted (the rest go back to the connection's input).
+        var bytesConsumed = 0
+        var linesConsumed = 0
+        var state: RequestState
+    }
+
+    /// Interprets the job's lines in order until they end or a bound is reached. A line longer than
+    /// `maxLineBytes` is left for the reactor, which answers `LineTooLong`.
+    static func interpret(_ job: Job) -> Result {
+        var result = Result(connection: job.connection, state: job.state)
+        var budget = job.replyBudget
+        let bytes = job.bytes
+        var start = 0
+        while start < bytes.count, !result.state.quit, result.inputs.count < job.maxInputs {
+            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+            var end = newline
+            if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            guard end - start <= job.maxLineBytes else { break }
+            let line = bytes[start..<end]
+            result.linesConsumed += 1
+            result.bytesConsumed = newline + 1
+            start = newline + 1
+            let number = job.firstLine + result.linesConsumed - 1
+            guard let input = RequestInterpreter.interpret(line, number: number, state: &result.state) else { continue }
+            result.inputs.append(input)
+            let estimate = RequestInterpreter.replyEstimate(input)
+            if estimate == ClientConnection.modelSized { break }
+            budget -= estimate
+            if budget < 1024 { break }
+        }
+        return result
+    }
+}

@@ -1,0 +1,137 @@
+import MobiusJSON
+
+/// Turns one request line into the loop's input for it (PROTOCOL.md 1.2): classifies it, checks permissions and
+/// arguments, parses an event's JSON. Pure apart from `RequestState`, so the reactor runs it for a few lines and
+/// the parse thread for a big batch, with the same result.
+enum RequestInterpreter {
+    /// The commands `help` lists, in that order.
+    static let commandNames = [
+        "send", "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit",
+    ]
+
+    /// The input for line `number`, or `nil` for a blank line (ignored, but counted).
+    static func interpret(_ bytes: ArraySlice<UInt8>, number: Int, state: inout RequestState) -> ClientInput? {
+        switch RequestLine.classify(bytes) {
+        case .blank:
+            return nil
+        case .event(let text):
+            return event(text, number: number, state: state)
+        case .invalid(let code, let message, let eventLike):
+            return failure(code, message, number: number, state: state, eventLike: eventLike)
+        case .command(let name, let argument):
+            return command(name, argument: argument, number: number, state: &state)
+        }
+    }
+
+    /// An upper bound on the size of the reply to `input`, for the output bound; `modelSized` when it is as big as
+    /// the model.
+    static func replyEstimate(_ input: ClientInput) -> Int {
+        switch input {
+        case .event, .rejected:
+            // An ack, or an error whose message is capped (EventRejection.maxMessageBytes and short texts).
+            return 1024
+        case .reply(let line, _):
+            return line.count
+        case .request(let request, _):
+            switch request {
+            case .model, .subscribe: return ClientConnection.modelSized
+            case .status: return 16 * 1024
+            case .ping, .hello, .monitor: return 512
+            }
+        case .disconnected:
+            return 0
+        }
+    }
+
+    private static func ticket(_ number: Int, _ state: RequestState) -> ReplyTicket {
+        ReplyTicket(connection: state.connection, line: number, mode: state.replyMode)
+    }
+
+    private static func event(_ text: ArraySlice<UInt8>, number: Int, state: RequestState) -> ClientInput {
+        guard state.canWrite else {
+            return failure(
+                .permissionDenied, "uid \(state.peerUID) may not send events (access.write)", number: number,
+                state: state, eventLike: true)
+        }
+        do {
+            return .event(try JSONWire.parse(text), ticket(number, state))
+        } catch {
+            return failure(.invalidJSON, "invalid JSON: \(error)", number: number, state: state, eventLike: true)
+        }
+    }
+
+    private static func command(
+        _ name: String, argument: ArraySlice<UInt8>, number: Int, state: inout RequestState
+    ) -> ClientInput {
+        guard commandNames.contains(name) else {
+            return failure(
+                .unknownCommand, "unknown command \"\(name)\"; send `help` for the list", number: number, state: state)
+        }
+        if name == "send" {
+            guard !argument.isEmpty else {
+                return failure(
+                    .invalidArgument, "send needs a JSON event: send {\"type\":\"…\"}", number: number, state: state,
+                    eventLike: true)
+            }
+            return event(argument, number: number, state: state)
+        }
+        guard state.canRead else {
+            return failure(
+                .permissionDenied, "uid \(state.peerUID) may not read (access.read)", number: number, state: state)
+        }
+        switch name {
+        case "model", "subscribe":
+            switch RequestArguments.pathArgument(argument) {
+            case .success(let path):
+                if name == "model" { return .request(.model(path: path), ticket(number, state)) }
+                state.subscribed = true
+                return .request(.subscribe(path: path), ticket(number, state))
+            case .failure(let problem):
+                return failure(.invalidArgument, "\(name): \(problem)", number: number, state: state)
+            }
+        case "log":
+            if let problem = RequestArguments.logArgumentProblem(argument) {
+                return failure(.invalidArgument, "log: \(problem)", number: number, state: state)
+            }
+            return failure(
+                .unavailable, "log needs the event journal, which this daemon does not keep yet", number: number,
+                state: state)
+        case "reply":
+            guard let mode = RequestArguments.replyMode(argument) else {
+                return failure(
+                    .invalidArgument, "reply takes \"on\", \"errors\" or \"off\"", number: number, state: state)
+            }
+            state.replyMode = mode
+            return .reply(JSONLine.object([("ok", true), ("reply", .string("\(mode)"))]), ticket(number, state))
+        default:
+            guard argument.isEmpty else {
+                return failure(.invalidArgument, "\(name) takes no argument", number: number, state: state)
+            }
+        }
+        switch name {
+        case "monitor":
+            state.monitoring = true
+            return .request(.monitor, ticket(number, state))
+        case "status":
+            return .request(.status, ticket(number, state))
+        case "hello":
+            return .request(.hello, ticket(number, state))
+        case "ping":
+            return .request(.ping, ticket(number, state))
+        case "help":
+            let names = JSONValue.array(commandNames.map { .string($0) })
+            return .reply(JSONLine.object([("ok", true), ("commands", names)]), ticket(number, state))
+        default:  // quit
+            state.quit = true
+            return .reply(JSONLine.object([("ok", true)]), ticket(number, state))
+        }
+    }
+
+    /// An error reply; an event-like line's error honours `reply errors|off` and counts as rejected in `status`.
+    static func failure(
+        _ code: ErrorCode, _ message: String, number: Int, state: RequestState, eventLike: Bool = false
+    ) -> ClientInput {
+        if eventLike { return .rejected(code, message, ticket(number, state)) }
+        return .reply(JSONLine.error(code, message, line: number), ticket(number, state))
+    }
+}
