@@ -14,9 +14,6 @@ package final class Epoll: @unchecked Sendable {
         package static let hangUp = Events(rawValue: MOBIUSD_EPOLLHUP)
         package static let error = Events(rawValue: MOBIUSD_EPOLLERR)
         package static let readHangUp = Events(rawValue: MOBIUSD_EPOLLRDHUP)
-        /// No readiness: a registration that waits for nothing (yet). Spelled out rather than `[]`, whose
-        /// array-literal initializer runs unspecialized generic code on every call across the module boundary.
-        package static let none = Events(rawValue: 0)
     }
 
     package let fd: FileDescriptor

@@ -44,12 +44,3 @@ package func retryingOnInterrupt<Result: BinaryInteger>(_ call: () -> Result) ->
         return result
     }
 }
-
-/// Errno values other folders compare `SystemError.errno` against.
-package enum SystemErrno {
-    package static let addressInUse = EADDRINUSE
-    /// EMFILE: this process is at its RLIMIT_NOFILE.
-    package static let processOutOfDescriptors = EMFILE
-    /// ENFILE: the system-wide file table is full.
-    package static let systemOutOfDescriptors = ENFILE
-}

@@ -1,16 +1,6 @@
 internal import CLinux
 internal import Glibc
 
-/// Credentials of the process at the other end of a Unix socket (SO_PEERCRED).
-package struct PeerCredentials: Sendable, Equatable {
-    /// Process id.
-    package let pid: Int32
-    /// User id.
-    package let uid: UInt32
-    /// Primary group id.
-    package let gid: UInt32
-}
-
 /// AF_UNIX stream sockets: the daemon's listening socket and its accepted connections.
 package enum UnixSocket {
     /// The longest path `sockaddr_un` holds (excluding the terminating NUL).

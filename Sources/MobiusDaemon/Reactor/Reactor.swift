@@ -109,16 +109,3 @@ final class Reactor {
         return Int32(min(milliseconds, UInt64(Int32.max)))
     }
 }
-
-/// Runs what other threads posted.
-private final class WakerHandler: ReactorHandler {
-    let waker: ReactorWaker
-
-    init(waker: ReactorWaker) {
-        self.waker = waker
-    }
-
-    func reactorReady(_ events: Epoll.Events) {
-        for work in waker.takePosted() { work() }
-    }
-}

@@ -54,30 +54,6 @@ public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
     }
 }
 
-/// How the daemon keeps an app's model within JSON's nesting limit (PROTOCOL.md 1.5), so that no model it
-/// publishes or journals is deeper than the parser accepts and nothing recurses past its stack on one.
-///
-/// The check is per event, never per pass: pass boundaries depend on timing, and replaying the journal must reject
-/// exactly the events the live daemon rejected.
-enum ModelDepthCheck: Sendable {
-    /// The app's update guarantees it (the built-ins check their events instead).
-    case boundedByApp
-    /// Each changed model is encoded (a typed model with the encoder's depth limit) and measured after the event; a
-    /// model too deep rejects the event. The encoding is kept for publication.
-    case eachEvent
-}
-
-/// How an app's types become JSON and back.
-struct DaemonCodec<Model, Event, Effect> {
-    /// Turns a client's (or plugin's) JSON event into the app's event; throwing rejects it with `InvalidEvent`.
-    let decodeEvent: (JSONValue) throws -> Event
-    let encodeEvent: (Event) -> JSONValue
-    /// Throws when the model cannot be encoded, e.g. a typed model nested deeper than JSON's limit.
-    let encodeModel: (Model) throws -> JSONValue
-    let decodeModel: (JSONValue) throws -> Model
-    let encodeEffect: (Effect) -> JSONValue
-}
-
 extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSONValue {
     /// A JSON app: model, events and effects are JSON values.
     ///

@@ -19,19 +19,3 @@ enum JSONLine {
         return object(members)
     }
 }
-
-/// The error codes of PROTOCOL.md section 1.3.
-enum ErrorCode: String, Sendable {
-    case invalidJSON = "InvalidJSON"
-    case invalidEncoding = "InvalidEncoding"
-    case invalidEvent = "InvalidEvent"
-    case lineTooLong = "LineTooLong"
-    case unknownCommand = "UnknownCommand"
-    case invalidArgument = "InvalidArgument"
-    case permissionDenied = "PermissionDenied"
-    case overloaded = "Overloaded"
-    case storageFailure = "StorageFailure"
-    case shuttingDown = "ShuttingDown"
-    case unavailable = "Unavailable"
-    case `internal` = "Internal"
-}

@@ -116,8 +116,3 @@ public enum MobiusDaemon {
         try? FileDescriptor.standardError.writeAll(Array((text + "\n").utf8))
     }
 }
-
-/// Why the daemon could not start serving.
-struct DaemonStartError: Error, CustomStringConvertible {
-    let description: String
-}

@@ -16,7 +16,9 @@ final class ClientConnection: ReactorHandler {
     // instructions per request at a trickle, measured with callgrind).
     @exclusivity(unchecked) var registration: Reactor.Registration?
     /// The epoll interest currently registered.
-    @exclusivity(unchecked) var interest = Epoll.Events.none
+    // `Events(rawValue: 0)` rather than `[]`: the array-literal initializer runs unspecialized generic code
+    // across the module boundary, on every update.
+    @exclusivity(unchecked) var interest = Epoll.Events(rawValue: 0)
     /// What earlier lines decided for later ones; `nil` until the peer's permissions are known (looking up its
     /// groups is only needed when access lists name groups).
     @exclusivity(unchecked) var requests: RequestState?
@@ -173,9 +175,4 @@ final class ClientConnection: ReactorHandler {
             }
         }
     }
-}
-
-/// The part of the control server a connection reports readiness to.
-protocol ClientConnectionOwner: AnyObject {
-    func connectionReady(_ connection: ClientConnection, _ events: Epoll.Events)
 }

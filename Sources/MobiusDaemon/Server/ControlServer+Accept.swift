@@ -97,7 +97,7 @@ extension ControlServer {
         nextConnectionID += 1
         let connection = ClientConnection(id: id, fd: fd, peer: peer, owner: self)
         do {
-            connection.registration = try reactor.register(fd, for: .none, handler: connection)
+            connection.registration = try reactor.register(fd, for: Epoll.Events(rawValue: 0), handler: connection)
         } catch {
             log.limited("accept", .error, "control socket: \(error)")
             fd.close()

@@ -1,0 +1,10 @@
+internal import Glibc
+
+/// Errno values other folders compare `SystemError.errno` against.
+package enum SystemErrno {
+    package static let addressInUse = EADDRINUSE
+    /// EMFILE: this process is at its RLIMIT_NOFILE.
+    package static let processOutOfDescriptors = EMFILE
+    /// ENFILE: the system-wide file table is full.
+    package static let systemOutOfDescriptors = ENFILE
+}
