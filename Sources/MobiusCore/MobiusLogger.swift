@@ -32,9 +32,13 @@ public struct AnyMobiusLogger<Model, Event, Effect>: MobiusLogger {
         didUpdateClosure = base.didUpdate
     }
 
+    /// Calls the wrapped logger's `willInitiate(model:)`.
     @inlinable public func willInitiate(model: Model) { willInitiateClosure(model) }
+    /// Calls the wrapped logger's `didInitiate(model:first:)`.
     @inlinable public func didInitiate(model: Model, first: First<Model, Effect>) { didInitiateClosure(model, first) }
+    /// Calls the wrapped logger's `willUpdate(model:event:)`.
     @inlinable public func willUpdate(model: Model, event: Event) { willUpdateClosure(model, event) }
+    /// Calls the wrapped logger's `didUpdate(model:event:next:)`.
     @inlinable public func didUpdate(model: Model, event: Event, next: Next<Model, Effect>) {
         didUpdateClosure(model, event, next)
     }
@@ -45,8 +49,12 @@ public struct NoopLogger<Model, Event, Effect>: MobiusLogger {
     /// Creates a no-op logger.
     @inlinable public init() {}
 
+    /// Does nothing.
     @inlinable public func willInitiate(model: Model) {}
+    /// Does nothing.
     @inlinable public func didInitiate(model: Model, first: First<Model, Effect>) {}
+    /// Does nothing.
     @inlinable public func willUpdate(model: Model, event: Event) {}
+    /// Does nothing.
     @inlinable public func didUpdate(model: Model, event: Event, next: Next<Model, Effect>) {}
 }

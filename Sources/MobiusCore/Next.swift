@@ -39,6 +39,7 @@ extension Next: Sendable where Model: Sendable, Effect: Sendable {}
 extension Next: Equatable where Model: Equatable, Effect: Equatable {}
 
 extension Next: CustomDebugStringConvertible {
+    /// The model (or `nil`) and the effects, e.g. `Next(model: 3, effects: [])`.
     public var debugDescription: String {
         let modelText = model.map { String(reflecting: $0) } ?? "nil"
         return "Next(model: \(modelText), effects: \(effects))"

@@ -14,6 +14,7 @@ public struct NoEffectHandler<Event>: Connectable {
     /// Creates the handler.
     public init() {}
 
+    /// Returns a connection that ignores effects (a `Never` effect cannot exist) and has nothing to dispose.
     public func connect(_ consumer: @escaping Consumer<Event>) -> Connection<Never> {
         Connection(acceptClosure: { _ in }, disposeClosure: {})
     }

@@ -11,10 +11,12 @@ public struct SimpleLogger<Model, Event, Effect>: MobiusLogger {
         self.consumer = consumer
     }
 
+    /// Writes `<tag>: Initializing loop`.
     public func willInitiate(model: Model) {
         consumer("\(tag): Initializing loop")
     }
 
+    /// Writes the starting model, then one line per effect that `initiate` dispatched.
     public func didInitiate(model: Model, first: First<Model, Effect>) {
         consumer("\(tag): Loop initialized, starting from model: \(first.model)")
         for effect in first.effects {
@@ -22,10 +24,12 @@ public struct SimpleLogger<Model, Event, Effect>: MobiusLogger {
         }
     }
 
+    /// Writes the event received.
     public func willUpdate(model: Model, event: Event) {
         consumer("\(tag): Event received: \(event)")
     }
 
+    /// Writes the new model, when there is one, then one line per effect dispatched.
     public func didUpdate(model: Model, event: Event, next: Next<Model, Effect>) {
         if let newModel = next.model {
             consumer("\(tag): Model updated: \(newModel)")

@@ -17,6 +17,7 @@ public struct AnyConnectable<Input, Output>: Connectable {
         }
     }
 
+    /// Connects through the wrapped connect function or connectable.
     @inlinable public func connect(_ consumer: @escaping Consumer<Output>) -> Connection<Input> {
         connectClosure(consumer)
     }

@@ -8,6 +8,7 @@ public final class AnonymousDisposable: Disposable, @unchecked Sendable {
         self.disposer = Locked(disposer)
     }
 
+    /// Runs the disposer on the first call; later calls do nothing.
     public func dispose() {
         let action = disposer.withLock { slot -> (() -> Void)? in
             defer { slot = nil }

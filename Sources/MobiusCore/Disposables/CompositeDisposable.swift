@@ -8,6 +8,7 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {
         self.members = Locked(disposables)
     }
 
+    /// Disposes every member, in order, on the first call; later calls do nothing.
     public func dispose() {
         let toDispose = members.withLock { slot -> [any Disposable] in
             defer { slot = nil }

@@ -3,5 +3,6 @@ public final class EmptyDisposable: Disposable, Sendable {
     /// Creates an empty disposable.
     public init() {}
 
+    /// Does nothing.
     public func dispose() {}
 }

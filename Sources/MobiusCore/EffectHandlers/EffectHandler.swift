@@ -27,6 +27,7 @@ public struct AnyEffectHandler<EffectParameters, Event>: EffectHandler {
         self.handleClosure = handler.handle
     }
 
+    /// Passes the effect to the closure or handler this one was made from.
     public func handle(_ parameters: EffectParameters, _ callback: EffectCallback<Event>) -> any Disposable {
         handleClosure(parameters, callback)
     }

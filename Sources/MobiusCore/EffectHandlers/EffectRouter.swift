@@ -33,6 +33,10 @@ public struct EffectRouter<Effect, Event>: Connectable {
         AnyConnectable(self)
     }
 
+    /// Connects every route to `consumer`; each effect then runs on the one route that matches it.
+    ///
+    /// An effect with no matching route, or with several, is reported to `MobiusHooks.errorHandler` and not run.
+    /// Disposing the connection disposes every route.
     @inlinable public func connect(_ consumer: @escaping Consumer<Event>) -> Connection<Effect> {
         let connected = routes.map { $0.connect(consumer) }
         let tag = "EffectRouter<\(Effect.self), \(Event.self)>"

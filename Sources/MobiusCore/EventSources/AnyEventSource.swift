@@ -16,6 +16,7 @@ public struct AnyEventSource<Event>: EventSource {
         }
     }
 
+    /// Subscribes through the wrapped subscribe function or event source.
     @inlinable public func subscribe(consumer: @escaping Consumer<Event>) -> any Disposable {
         subscribeClosure(consumer)
     }

@@ -13,6 +13,7 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
         self.file = file
     }
 
+    /// The message a user sees: `FILE: KEY: PROBLEM`, leaving out the file or the key when there is none.
     public var description: String {
         let place = file.map { "\($0): " } ?? ""
         return key.isEmpty ? "\(place)\(problem)" : "\(place)\(key): \(problem)"

@@ -16,10 +16,16 @@ public struct DaemonConfig: Sendable {
 
     /// One plugin (section 2).
     public struct Plugin: Sendable {
+        /// The program and its arguments, from `exec` (required); a program path with a `/` resolves against the
+        /// config file's directory, a bare name is looked up on PATH.
         public var exec: [String]
+        /// The object sent to the plugin in `initialize`, from `options`; default `{}`.
         public var options: JSONValue = .object([:])
+        /// Extra environment variables for the plugin, from the `env` object, in file order; default none.
         public var env: [(String, String)] = []
+        /// Seconds an effect may go without progress before it is cancelled and fails, from `timeout`; default 30.
         public var timeout: Double = 30
+        /// Most effects in flight at once, from `concurrency`; default 64.
         public var concurrency = 64
         /// Most events in one `updateBatch` request (update plugins, PROTOCOL.md 2.5).
         public var maxBatch = 1024
@@ -27,42 +33,73 @@ public struct DaemonConfig: Sendable {
         public var user: String?
         /// The group (name or gid) the plugin runs as when the daemon runs as root.
         public var group: String?
+        /// The event template reported to the loop when an effect fails, from `onError`; default `nil` (not reported).
         public var onError: JSONValue?
+        /// The restart policy, from `restart`; defaults as in `Restart`.
         public var restart = Restart()
     }
 
     /// A plugin's restart policy.
     public struct Restart: Sendable {
+        /// Seconds before the first restart, from `restart.initialDelay`; default 0.1.
         public var initialDelay: Double = 0.1
+        /// Longest delay in seconds between restarts, from `restart.maxDelay` (not below `initialDelay`); default 30.
         public var maxDelay: Double = 30
+        /// Most starts within `interval` before the plugin is marked failed, from `restart.burst`; default 5.
         public var burst = 5
+        /// The window in seconds in which `burst` starts are counted, from `restart.interval`; default 60.
         public var interval: Double = 60
     }
 
     /// One D-Bus event source (section 3).
     public struct DBusSource: Sendable {
+        /// `system`, `session` or a bus address, from `bus` (required).
         public var bus: String
+        /// The `type` of the events this source produces, from `type` (required).
         public var type: String
+        /// The match rule's fields (`sender`, `path`, `path_namespace`, `interface`, `member`, `arg0`…), from
+        /// `match`, in file order; default none.
         public var match: [(String, String)]
+        /// An object merged over the fields of each event produced, from `event`; default `nil`.
         public var event: JSONValue?
     }
 
+    /// The app's name, from `app`; `nil` keeps the app's own name (`counter` for the default app).
     public var app: String?
+    /// The starting model in the app's JSON form, from `model`; `nil` keeps the app's own.
     public var model: JSONValue?
+    /// The update named by the `update` key, a built-in or a plugin; `nil` when the key is absent.
     public var update: UpdateSource?
+    /// The plugins by name, from the `plugins` object, in file order; default none.
     public var plugins: [(name: String, plugin: Plugin)] = []
+    /// The D-Bus event sources, from the `dbus` array; default none.
     public var dbus: [DBusSource] = []
+    /// Where to listen, from `socket.path` (relative to the config file); `nil` means the default path.
+    /// `--socket` overrides it.
     public var socketPath: String?
+    /// Permission bits of the socket file, from `socket.mode` (an octal string); default `0o660`.
     public var socketMode: UInt32 = 0o660
+    /// Group of the socket file (name or gid), from `socket.group`; `nil` leaves the group unchanged.
     public var socketGroup: String?
+    /// Longest request line in bytes, from `socket.maxLineBytes`; default 1 MiB.
     public var maxLineBytes = 1 << 20
+    /// Output buffered for one client before its requests stop being read, from `socket.maxOutputBytes`;
+    /// default 8 MiB.
     public var maxOutputBytes = 8 << 20
+    /// Most client connections in total, from `socket.maxConnections`; default 1024.
     public var maxConnections = 1024
+    /// Most connections from one peer uid, from `socket.maxConnectionsPerUser`; default 256.
     public var maxConnectionsPerUser = 256
+    /// Seconds a connection with unsent output may make no write progress before it is closed, from
+    /// `socket.stallTimeout`; default 30.
     public var stallTimeout: Double = 30
+    /// Who may read, from `access.read`; `nil` means anyone who can connect.
     public var accessRead: [String]?
+    /// Who may send events, from `access.write`; `nil` means the daemon's own user and root.
     public var accessWrite: [String]?
+    /// The state directory, from `state.directory` (relative to the config file); `nil` when not set.
     public var stateDirectory: String?
+    /// When the journal is flushed to stable storage, from `state.fsync`; default `always`.
     public var fsync: FsyncPolicy = .always
     /// The config file it came from, if any.
     public var file: String?

@@ -1,14 +1,23 @@
 /// `mobiusd`'s command line (PROTOCOL.md section 6).
 public struct DaemonOptions: Sendable, Equatable {
+    /// The config file, from `--config FILE` (or `-c`); `nil` means no file, so the built-in defaults apply.
     public var configFile: String?
+    /// The socket to listen on, from `--socket PATH`; overrides `socket.path` when given.
     public var socketPath: String?
+    /// The state directory, from `--state-dir DIR`; `nil` when not given.
     public var stateDirectory: String?
+    /// Whether `--ephemeral` was given (keep nothing on disk); default `false`.
     public var ephemeral = false
+    /// The log level, from `--log-level` (`error`, `warning`, `notice`, `info` or `debug`); `nil` means `info`.
     public var logLevel: String?
+    /// Whether `--check` was given: validate the configuration and exit instead of serving; default `false`.
     public var check = false
+    /// Whether `--version` was given: print the version and exit; default `false`.
     public var showVersion = false
+    /// Whether `--help` (or `-h`) was given: print `usage` and exit; default `false`.
     public var showHelp = false
 
+    /// Options as if no flags were given.
     public init() {}
 
     /// Parses arguments (without the program name). `--flag value` and `--flag=value` are both accepted.

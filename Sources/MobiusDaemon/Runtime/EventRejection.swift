@@ -9,6 +9,7 @@ public struct EventRejection: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
+    /// The message, unchanged.
     public var description: String { message }
 
     /// The message for any error an update threw, capped so a reply stays small whatever the app put in it.

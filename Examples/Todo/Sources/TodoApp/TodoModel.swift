@@ -2,10 +2,14 @@
 public struct TodoModel: Codable, Equatable, Sendable {
     /// One item.
     public struct Item: Codable, Equatable, Sendable {
+        /// The item's number, unique in the list; `complete` and `remove` events name items by it.
         public var id: Int
+        /// What is to be done.
         public var title: String
+        /// Whether the item has been completed.
         public var done: Bool
 
+        /// Creates an item, not done unless `done` says so.
         public init(id: Int, title: String, done: Bool = false) {
             self.id = id
             self.title = title
@@ -13,9 +17,12 @@ public struct TodoModel: Codable, Equatable, Sendable {
         }
     }
 
+    /// The items, in the order they were added.
     public var items: [Item]
+    /// The id the next added item gets.
     public var nextID: Int
 
+    /// Creates a list, by default empty and numbering items from 1.
     public init(items: [Item] = [], nextID: Int = 1) {
         self.items = items
         self.nextID = nextID
