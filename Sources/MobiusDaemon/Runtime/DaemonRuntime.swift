@@ -101,6 +101,9 @@ final class DaemonRuntime<Model, Event, Effect> {
     private func endOfRound() {
         loop.runPasses()
         server.endOfRound()
+        // Writing can let a connection that waited for its output to drain hand the loop more requests: they are
+        // applied in another round right away, not whenever the next descriptor happens to be ready.
+        if loop.hasQueuedInputs && !loop.isCommitting { reactor.requestAnotherRound() }
         guard stopping else { return }
         let idle = !loop.hasQueuedInputs && !loop.isCommitting && server.batchesOut == 0 && server.finishedFlushing
         if idle || SystemProcess.monotonicNanoseconds() >= stopDeadline { reactor.stop() }

@@ -55,6 +55,8 @@ final class ClientConnection: ReactorHandler {
     @exclusivity(unchecked) var queuedForFlush = false
     /// A batch of its lines is at the parse thread: nothing else of it goes to the loop until the batch is back.
     @exclusivity(unchecked) var batchOut = false
+    /// The last batch came back without a line: the next line is interpreted on the reactor.
+    @exclusivity(unchecked) var skipBatchOnce = false
     /// Cleared when the server closes the connection (checked instead of looking the id up).
     @exclusivity(unchecked) var isOpen = true
     /// Whether it is on the server's list of connections whose lines wait for owed replies or output to drain.

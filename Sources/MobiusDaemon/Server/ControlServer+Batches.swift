@@ -9,6 +9,10 @@ extension ControlServer {
 
     /// Hands the connection's complete lines to the parse thread when there are many; returns whether it did.
     func sendBatch(_ connection: ClientConnection) -> Bool {
+        guard !connection.skipBatchOnce else {
+            connection.skipBatchOnce = false
+            return false
+        }
         let available = connection.input.count - connection.inputStart
         guard available >= Self.batchThreshold, let state = connection.requests, connection.modelSizedOwed == 0
         else { return false }
@@ -46,6 +50,14 @@ extension ControlServer {
         connection.requests = result.state
         for input in result.inputs { submit(input, on: connection) }
         if result.state.quit { connection.closeAfterFlush = true }
+        // A first line too long for the batch (only possible with a small maxLineBytes) is the reactor's to
+        // answer (LineTooLong): the next line goes the inline way, or the batch would come back empty forever.
+        connection.skipBatchOnce = result.linesConsumed == 0
+        if shuttingDown {
+            answerUnreadLines(connection)
+            finishIfDone(connection)
+            return
+        }
         resume(connection)
     }
 }

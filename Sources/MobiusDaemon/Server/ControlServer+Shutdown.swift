@@ -30,7 +30,10 @@ extension ControlServer {
         for connection in Array(connections.values) { close(connection, reason: nil) }
     }
 
-    private func answerUnreadLines(_ connection: ClientConnection) {
+    /// Answers the complete lines not yet handed to the loop with `ShuttingDown`. Lines out at the parse thread are
+    /// handed over when they come back, and the rest answered then.
+    func answerUnreadLines(_ connection: ClientConnection) {
+        guard !connection.batchOut else { return }
         let input = connection.input
         var start = connection.inputStart
         connection.waitingToRequest = false
