@@ -17,8 +17,7 @@ final class Reactor {
 
     private let epoll: Epoll
     // Owned by the reactor thread; exclusivity checks are off for the state each round touches (see ClientConnection).
-    @exclusivity(unchecked) private var handlers: [UInt64: any ReactorHandler] = [:]
-    private var nextToken: UInt64 = 1
+    @exclusivity(unchecked) private var handlers = SlotTable<any ReactorHandler>()
     @exclusivity(unchecked) private var timers = ReactorTimers()
     private var roundEndHooks: [() -> Void] = []
     @exclusivity(unchecked) private var running = false
@@ -37,10 +36,17 @@ final class Reactor {
     func register(
         _ fd: FileDescriptor, for events: Epoll.Events, handler: any ReactorHandler
     ) throws(SystemError) -> Registration {
-        let token = nextToken
-        nextToken += 1
-        try epoll.add(fd, events: events, token: token)
-        handlers[token] = handler
+        var token: UInt64 = 0
+        _ = handlers.insert { key in
+            token = key
+            return handler
+        }
+        do {
+            try epoll.add(fd, events: events, token: token)
+        } catch {
+            handlers.remove(token)
+            throw error
+        }
         return Registration(token: token, fd: fd)
     }
 
@@ -51,7 +57,7 @@ final class Reactor {
 
     /// Drops a registration; its handler gets no more calls, even for events already returned in this round.
     func unregister(_ registration: Registration) {
-        guard handlers.removeValue(forKey: registration.token) != nil else { return }
+        guard handlers.remove(registration.token) != nil else { return }
         epoll.remove(registration.fd)
     }
 

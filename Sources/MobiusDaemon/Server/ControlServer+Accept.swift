@@ -93,17 +93,16 @@ extension ControlServer {
             log.limited("connection refused", .warning, "refused a connection from uid \(peer.uid): \(which)")
             return
         }
-        let id = nextConnectionID
-        nextConnectionID += 1
-        let connection = ClientConnection(id: id, fd: fd, peer: peer, owner: self)
+        let connection = connections.insert { id in ClientConnection(id: id, fd: fd, peer: peer, owner: self) }
+        let id = connection.id
         do {
             connection.registration = try reactor.register(fd, for: Epoll.Events(rawValue: 0), handler: connection)
         } catch {
             log.limited("accept", .error, "control socket: \(error)")
+            connections.remove(id)
             fd.close()
             return
         }
-        connections[id] = connection
         connectionsPerUser[peer.uid, default: 0] += 1
         let now = SystemProcess.monotonicNanoseconds()
         if let permissions = settings.access.permissions(for: peer, groups: groupCache.groups(of: peer.uid, now: now)) {

@@ -19,9 +19,8 @@ final class ControlServer: ClientConnectionOwner {
     var listener: ControlListener?
     // Owned by the reactor thread, like everything here; exclusivity checks are off for the hot properties (see
     // ClientConnection).
-    @exclusivity(unchecked) var connections: [ConnectionID: ClientConnection] = [:]
+    @exclusivity(unchecked) var connections = SlotTable<ClientConnection>()
     var connectionsPerUser: [UInt32: Int] = [:]
-    var nextConnectionID: ConnectionID = 1
     var groupCache = GroupMembershipCache()
     /// Connections with output to write at the end of this round.
     @exclusivity(unchecked) var dirty: [ClientConnection] = []
@@ -249,7 +248,7 @@ final class ControlServer: ClientConnectionOwner {
     }
 
     func close(_ connection: ClientConnection, reason: String?) {
-        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        guard connections.remove(connection.id) != nil else { return }
         connection.isOpen = false
         if let reason {
             log.limited("connection closed", .warning, "closing connection from uid \(connection.peer.uid): \(reason)")
