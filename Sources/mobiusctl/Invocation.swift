@@ -163,21 +163,6 @@ struct Invocation: Equatable, Sendable {
     }
 }
 
-/// A command line mobiusctl cannot run; printed with the command's usage line, exit status 2.
-struct UsageError: Error, Equatable, CustomStringConvertible {
-    /// What is wrong, e.g. `unknown option --bogus`.
-    let message: String
-    /// The command whose usage line to show, or `nil` for the tool's.
-    let command: String?
-
-    init(_ message: String, command: String?) {
-        self.message = message
-        self.command = command
-    }
-
-    var description: String { message }
-}
-
 extension Command {
     /// Builds a command from its name, its positional arguments and its options (`--path`, `--since`…).
     fileprivate init(

@@ -1,5 +1,4 @@
-public import MobiusCore
-public import MobiusJSON
+import MobiusJSON
 
 /// How an app's types become JSON and back.
 struct DaemonCodec<Model, Event, Effect> {

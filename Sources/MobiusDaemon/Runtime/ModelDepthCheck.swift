@@ -1,6 +1,3 @@
-public import MobiusCore
-public import MobiusJSON
-
 /// How the daemon keeps an app's model within JSON's nesting limit (PROTOCOL.md 1.5), so that no model it
 /// publishes or journals is deeper than the parser accepts and nothing recurses past its stack on one.
 ///
