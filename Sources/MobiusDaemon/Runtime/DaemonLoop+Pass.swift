@@ -149,6 +149,9 @@ extension DaemonLoop {
         for kind in EventSourceKind.allCases {
             queues.append((kind.rawValue, .number(JSONNumber(depths[kind] ?? 0))))
         }
+        let dropped = droppedByInboxes()
+        queues.append(
+            ("dropped", .object(JSONObject(dropped.map { ($0.key.rawValue, .number(JSONNumber($0.value))) }))))
         var members: [(String, JSONValue)] = [
             ("ok", true),
             ("app", .string(app.name)),
@@ -163,6 +166,8 @@ extension DaemonLoop {
                 .object([
                     "accepted": .number(JSONNumber(work.state.accepted)),
                     "rejected": .number(JSONNumber(work.state.rejected)),
+                    "rejectedFromOtherSources": .number(
+                        JSONNumber(stats.sourceEventsRejected.load(ordering: .relaxed))),
                 ])
             ),
             (

@@ -36,7 +36,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Producers on the reactor thread waiting for room, told in the order they asked.
     @exclusivity(unchecked) private var roomWaiters: [() -> Void] = []
     /// Inboxes of producers on other threads, and whether each may have items.
-    private var inboxes: [(kind: EventSourceKind, depth: () -> Int, drain: (Int) -> Int)] = []
+    private var inboxes: [AttachedInbox] = []
     @exclusivity(unchecked) private var inboxesWithItems = false
 
     /// Where committed output goes.
@@ -114,16 +114,15 @@ final class DaemonLoop<Model, Event, Effect> {
     /// an event the app's codec rejected, which `convert` reports itself).
     func attach<Item>(_ inbox: EventInbox<Item>, convert: @escaping (Item) -> PassInput<Event>?) {
         inboxes.append(
-            (
-                inbox.kind, { inbox.depth },
-                { [unowned self] limit in
+            AttachedInbox(
+                kind: inbox.kind, depth: { inbox.depth }, dropped: { inbox.droppedCount },
+                drain: { [unowned self] limit in
                     let items = inbox.take(upTo: limit)
                     for item in items {
                         if let input = convert(item) { queue.append(input) }
                     }
                     return items.count
-                }
-            ))
+                }))
     }
 
     /// An attached inbox has new items (posted to the reactor by the inbox's wake).
@@ -314,6 +313,17 @@ final class DaemonLoop<Model, Event, Effect> {
         for input in queue { depths[input.sourceKind, default: 0] += 1 }
         for inbox in inboxes { depths[inbox.kind, default: 0] += inbox.depth() }
         return depths
+    }
+
+    /// Events inboxes refused because they were full (`dropNewest` producers), by source kind; kinds that dropped
+    /// nothing are left out.
+    func droppedByInboxes() -> [EventSourceKind: UInt64] {
+        var dropped: [EventSourceKind: UInt64] = [:]
+        for inbox in inboxes {
+            let count = inbox.dropped()
+            if count > 0 { dropped[inbox.kind, default: 0] += count }
+        }
+        return dropped
     }
 
     /// Sets the part of the current pass not yet reached (for `queueDepths`).

@@ -7,7 +7,8 @@ final class DaemonStats: Sendable {
     let unhandledEffects = Atomic<UInt64>(0)
     /// Misuse the library reported (an effect matching two Swift routes, …): logged and counted, never a trap.
     let libraryErrors = Atomic<UInt64>(0)
-    /// Events from sources without a reply ticket (effect handlers, timers) that the app rejected.
+    /// Events from sources other than clients (effect handlers, timers) that the app rejected, in its codec or its
+    /// update; `status` reports them as `events.rejectedFromOtherSources`.
     let sourceEventsRejected = Atomic<UInt64>(0)
     /// The daemon's resident set size as last sampled off the reactor thread (bytes).
     let residentBytes = Atomic<Int>(0)
