@@ -7,9 +7,9 @@ struct HostileAppTests {
     @Test func effectMatchingTwoSwiftRoutesIsLoggedInsteadOfTrapping() throws {
         let scratch = DaemonScratch()
         let socket = scratch.file("x.sock")
-        let daemon = try HostileDaemon(
-            scratch: scratch, program: HostileProbe.fixture("mobiusd-fixture-route-conflict"),
-            arguments: ["--socket", socket, "--ephemeral"], socketPath: socket)
+        let daemon = try DaemonProcess(
+            scratch: scratch, arguments: ["--socket", socket, "--ephemeral"], socketPath: socket,
+            program: DaemonSpawn.fixture("mobiusd-fixture-route-conflict"))
         let client = try daemon.connect()
         // `ring` is applied, then its effect `chime` finds two routes.
         let ring = try client.request(#"{"ring":{}}"#)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MobiusSystem
 import Testing
 
 /// PROTOCOL.md 1.5, file descriptors: the daemon raises its soft RLIMIT_NOFILE at start, and running out of
@@ -7,15 +8,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DaemonSpawn.which("prlimit") != nil, "needs prlimit"))
 struct HostileFileDescriptorTests {
     /// mobiusd started through `prlimit --nofile=SOFT:HARD`, which sets the limits and execs it.
-    static func start(soft: Int, hard: Int) throws -> HostileDaemon {
+    static func start(soft: Int, hard: Int) throws -> DaemonProcess {
         let scratch = DaemonScratch()
-        return try HostileDaemon(
-            scratch: scratch, program: "prlimit",
-            arguments: [
-                "--nofile=\(soft):\(hard)", "--", DaemonSpawn.mobiusdPath, "--socket", scratch.file("x.sock"),
-                "--ephemeral",
-            ],
-            socketPath: scratch.file("x.sock"))
+        return try DaemonProcess(
+            scratch: scratch, arguments: ["--socket", scratch.file("x.sock"), "--ephemeral"],
+            socketPath: scratch.file("x.sock"), launcher: ["prlimit", "--nofile=\(soft):\(hard)", "--"])
     }
 
     @Test func softOpenFileLimitIsRaisedToTheHardLimitAtStart() throws {
@@ -32,8 +29,8 @@ struct HostileFileDescriptorTests {
         #expect(try steady.request("ping").ok == true)
         // More connections than the daemon has descriptors for: the rest wait in the listen backlog (or are
         // refused when it is full), so every accept the daemon tries fails with EMFILE.
-        var clients: [Int32] = []
-        defer { clients.forEach { _ = Glibc.close($0) } }
+        var clients: [FileDescriptor] = []
+        defer { clients.forEach { $0.close() } }
         for _ in 0..<100 {
             if let fd = HostileProbe.connectWithoutBlocking(daemon.socketPath) { clients.append(fd) }
         }
@@ -56,7 +53,7 @@ struct HostileFileDescriptorTests {
             aboutAccept.count < 10,
             "one line per episode, not per attempt: \(aboutAccept.count) lines, e.g. \(aboutAccept.prefix(3))")
 
-        clients.forEach { _ = Glibc.close($0) }
+        clients.forEach { $0.close() }
         clients = []
         steady.close()
         // Once descriptors are free again, new clients are accepted and served.

@@ -104,17 +104,15 @@ struct HostileSocketDirectoryTests {
         try FileManager.default.copyItem(atPath: DaemonSpawn.mobiusdPath, toPath: binary)
         chmod(binary, 0o755)
         let config = scratch.write("mobiusd.json", #"{"app":"hostile-fallback","update":{"builtin":"counter"}}"#)
-        let daemon = try HostileDaemon(
-            scratch: scratch, program: "setpriv",
-            arguments: [
-                "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", binary, "--config", config, "--ephemeral",
-            ],
-            socketPath: fallback + "/hostile-fallback.sock",
+        let daemon = try DaemonProcess(
+            scratch: scratch, arguments: ["--config", config, "--ephemeral"],
+            socketPath: fallback + "/hostile-fallback.sock", program: binary,
+            launcher: ["setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--"],
             environment: ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "XDG_STATE_HOME": home + "/state"])
         #expect(try daemon.connect().request("ping").ok == true)
         let status = HostileProbe.fileStatus(fallback)
         #expect(status?.mode == 0o700, "\(fallback): mode \(String(status?.mode ?? 0, radix: 8))")
         #expect(status?.owner == uid, "\(fallback) belongs to the daemon's user")
-        daemon.terminate()
+        _ = try? daemon.terminate(timeout: .seconds(10))
     }
 }

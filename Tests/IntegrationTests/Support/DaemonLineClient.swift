@@ -83,8 +83,7 @@ final class DaemonLineClient {
 
     /// Shrinks the kernel send buffer so a stalled peer shows up after few bytes.
     func setSendBuffer(bytes: Int32) {
-        var value = bytes
-        _ = setsockopt(rawSocket, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+        try? socket.setSendBufferSize(bytes)
     }
 
     /// Closes the connection (idempotent).

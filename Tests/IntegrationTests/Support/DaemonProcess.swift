@@ -1,29 +1,44 @@
-import Foundation
-import Glibc
+import MobiusSystem
 
-/// The real `mobiusd` binary running in a scratch directory, listening on a real Unix socket.
+/// The real `mobiusd` binary (or another program built on the daemon library) running in a scratch directory,
+/// listening on a real Unix socket. It may be started through a launcher that changes its limits or user and then
+/// execs it (`prlimit`, `setpriv`), so the pid stays the daemon's.
 ///
 /// Killed (SIGKILL) when released if a test did not stop it, so a failing test never leaves a daemon behind.
 final class DaemonProcess {
     let scratch: DaemonScratch
     let socketPath: String
-    let pid: pid_t
+    private let child: ChildProcess
     private let name: String
+    /// The launcher and the program, for messages.
+    private let command: String
     private(set) var exit: DaemonExit?
 
-    /// Starts `mobiusd arguments…` and, when `waitForSocket`, waits until `socketPath` accepts connections.
+    /// The daemon's pid (the launcher's, which became the daemon when it exec'd it).
+    var pid: Int32 { child.processID }
+
+    /// Starts `launcher… program arguments…` and, when `waitForSocket`, waits until `socketPath` accepts
+    /// connections.
     ///
     /// Throws with the daemon's stderr if it exits first or the socket does not come up within `startTimeout`.
+    /// - Parameters:
+    ///   - program: the daemon: the built `mobiusd` unless a fixture app is named.
+    ///   - launcher: a command that execs the rest of the command line (`["prlimit", "--nofile=64:64", "--"]`).
+    ///   - environment: the complete environment, or `nil` to inherit the test's.
     init(
         scratch: DaemonScratch, arguments: [String], socketPath: String, name: String = "mobiusd",
+        program: String = DaemonSpawn.mobiusdPath, launcher: [String] = [], environment: [String: String]? = nil,
         workingDirectory: String? = nil, waitForSocket: Bool = true, startTimeout: Duration = .seconds(15)
     ) throws {
         self.scratch = scratch
         self.socketPath = socketPath
         self.name = name
-        pid = try DaemonSpawn.spawn(
-            DaemonSpawn.mobiusdPath, arguments, stdoutPath: scratch.file("\(name).stdout"),
-            stderrPath: scratch.file("\(name).stderr"), workingDirectory: workingDirectory)
+        let commandLine = launcher + [program]
+        command = commandLine.joined(separator: " ")
+        child = try DaemonSpawn.start(
+            commandLine[0], Array(commandLine.dropFirst()) + arguments, stdoutPath: scratch.file("\(name).stdout"),
+            stderrPath: scratch.file("\(name).stderr"), workingDirectory: workingDirectory,
+            environment: environment ?? [:], inheritEnvironment: environment == nil)
         if waitForSocket { try waitUntilAccepting(timeout: startTimeout) }
     }
 
@@ -48,7 +63,7 @@ final class DaemonProcess {
     /// Whether the process is still running (reaps it if it has exited).
     var isRunning: Bool {
         if exit != nil { return false }
-        exit = DaemonSpawn.reap(pid)
+        exit = try? child.termination()
         return exit == nil
     }
 
@@ -64,13 +79,13 @@ final class DaemonProcess {
                 return
             }
             if !isRunning {
-                throw DaemonTestError("mobiusd exited before listening (\(exit!)); stderr:\n\(standardError)")
+                throw DaemonTestError("\(command) exited before listening (\(exit!)); stderr:\n\(standardError)")
             }
             if ContinuousClock.now >= deadline {
                 throw DaemonTestError(
-                    "mobiusd did not accept on \(socketPath) within \(timeout); stderr:\n\(standardError)")
+                    "\(command) did not accept on \(socketPath) within \(timeout); stderr:\n\(standardError)")
             }
-            usleep(2_000)
+            try? SystemClock.sleep(nanoseconds: 2_000_000)
         }
     }
 
@@ -79,17 +94,24 @@ final class DaemonProcess {
         try DaemonLineClient(path: socketPath)
     }
 
-    /// Sends `signal` to the daemon.
+    /// Sends `signal` (SIGHUP, SIGINT, SIGKILL or SIGTERM) to the daemon.
     func send(signal: Int32) {
-        if exit == nil { Glibc.kill(pid, signal) }
+        guard let known = ChildProcess.Signal(rawValue: signal) else {
+            preconditionFailure("DaemonProcess sends SIGHUP, SIGINT, SIGKILL or SIGTERM, not signal \(signal)")
+        }
+        send(known)
+    }
+
+    private func send(_ signal: ChildProcess.Signal) {
+        if exit == nil { try? child.send(signal) }
     }
 
     /// Waits for the daemon to exit on its own; throws after `timeout`.
     @discardableResult
     func waitForExit(timeout: Duration = .seconds(15)) throws -> DaemonExit {
         if let exit { return exit }
-        guard let ended = DaemonSpawn.wait(pid, timeout: timeout) else {
-            throw DaemonTestError("mobiusd (pid \(pid)) still running after \(timeout); stderr:\n\(standardError)")
+        guard let ended = child.termination(within: timeout) else {
+            throw DaemonTestError("\(command) (pid \(pid)) still running after \(timeout); stderr:\n\(standardError)")
         }
         exit = ended
         return ended
@@ -98,34 +120,29 @@ final class DaemonProcess {
     /// SIGTERM, then waits for the exit; throws (and kills it) if it does not stop within `timeout`.
     @discardableResult
     func terminate(timeout: Duration = .seconds(15)) throws -> DaemonExit {
-        send(signal: SIGTERM)
+        send(.terminate)
         do {
             return try waitForExit(timeout: timeout)
         } catch {
-            send(signal: SIGKILL)
+            send(.kill)
             _ = try? waitForExit(timeout: .seconds(5))
             throw error
         }
     }
 
-    /// The daemon's resident set size in bytes (VmRSS in /proc/<pid>/status).
+    /// The daemon's resident set size in bytes (VmRSS).
     func residentBytes() throws -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-            throw DaemonTestError("cannot read /proc/\(pid)/status")
+        do throws(SystemError) {
+            return Int(try ProcessUsage.sample(processID: pid).residentBytes)
+        } catch {
+            throw DaemonTestError("cannot read the resident size of pid \(pid): \(error.reason)")
         }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if fields.count >= 2, let kilobytes = Int(fields[1].trimmingCharacters(in: .whitespaces)) {
-                return kilobytes * 1024
-            }
-        }
-        throw DaemonTestError("no VmRSS in /proc/\(pid)/status")
     }
 
     deinit {
         if exit == nil {
-            Glibc.kill(pid, SIGKILL)
-            _ = DaemonSpawn.wait(pid, timeout: .seconds(5))
+            try? child.send(.kill)
+            _ = child.termination(within: .seconds(5))
         }
     }
 }

@@ -1,4 +1,4 @@
-import Glibc
+import MobiusSystem
 import Testing
 
 /// Traffic patterns and waiting helpers shared by the daemon integration tests.
@@ -50,24 +50,27 @@ enum DaemonTraffic {
         while true {
             if try condition() { return }
             if ContinuousClock.now >= deadline { throw DaemonTestError("timed out after \(timeout): \(what)") }
-            usleep(5_000)
+            try? SystemClock.sleep(nanoseconds: 5_000_000)
         }
     }
 
     /// Raises this process's open-file soft limit to at least `needed` (up to the hard limit). Spawned daemons
     /// inherit it.
     static func raiseOpenFileLimit(to needed: Int) throws {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
-            throw DaemonTestError("getrlimit: \(String(cString: strerror(errno)))")
+        let limit: (soft: UInt64, hard: UInt64)
+        do {
+            limit = try ResourceLimits.openFiles()
+        } catch {
+            throw DaemonTestError("\(error)")
         }
-        guard limit.rlim_cur < rlim_t(needed) else { return }
-        guard limit.rlim_max >= rlim_t(needed) else {
-            throw DaemonTestError("RLIMIT_NOFILE hard limit \(limit.rlim_max) is below the \(needed) this test needs")
+        guard limit.soft < UInt64(needed) else { return }
+        guard limit.hard >= UInt64(needed) else {
+            throw DaemonTestError("RLIMIT_NOFILE hard limit \(limit.hard) is below the \(needed) this test needs")
         }
-        limit.rlim_cur = limit.rlim_max
-        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
-            throw DaemonTestError("setrlimit: \(String(cString: strerror(errno)))")
+        do {
+            _ = try ResourceLimits.raiseOpenFilesToHardLimit()
+        } catch {
+            throw DaemonTestError("\(error)")
         }
     }
 }

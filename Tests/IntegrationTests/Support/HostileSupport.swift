@@ -2,82 +2,6 @@ import Foundation
 import Glibc
 import MobiusSystem
 
-/// A daemon started through another program: a wrapper that changes its limits or user (`prlimit`, `setpriv`,
-/// which exec the daemon, so the pid stays the daemon's) or a fixture app built on the daemon library.
-///
-/// Killed (SIGKILL) when released if a test did not stop it.
-final class HostileDaemon {
-    let scratch: DaemonScratch
-    let socketPath: String
-    let pid: pid_t
-    private(set) var exit: DaemonExit?
-
-    /// Starts `program arguments…` and waits until `socketPath` accepts connections; throws with the daemon's
-    /// stderr if it exits first or does not listen within `startTimeout`.
-    ///
-    /// - Parameter environment: the complete environment, or `nil` to inherit the test's.
-    init(
-        scratch: DaemonScratch, program: String, arguments: [String], socketPath: String,
-        environment: [String: String]? = nil, startTimeout: Duration = .seconds(15)
-    ) throws {
-        self.scratch = scratch
-        self.socketPath = socketPath
-        pid = try DaemonSpawn.spawn(
-            program, arguments, stdoutPath: scratch.file("daemon.stdout"), stderrPath: scratch.file("daemon.stderr"),
-            environment: environment ?? [:], inheritEnvironment: environment == nil)
-        let deadline = ContinuousClock.now + startTimeout
-        while true {
-            if let probe = try? DaemonLineClient(path: socketPath) {
-                probe.shutdownWrite()
-                _ = try? probe.readUntilEndOfFile(timeout: .seconds(5))
-                probe.close()
-                return
-            }
-            if !isRunning {
-                throw DaemonTestError("\(program) exited before listening (\(exit!)); stderr:\n\(standardError)")
-            }
-            if ContinuousClock.now >= deadline {
-                throw DaemonTestError("no daemon on \(socketPath) within \(startTimeout); stderr:\n\(standardError)")
-            }
-            usleep(2_000)
-        }
-    }
-
-    /// Everything the daemon has written to stderr so far.
-    var standardError: String { scratch.read("daemon.stderr") }
-
-    /// Whether the process still runs (reaps it if it has exited).
-    var isRunning: Bool {
-        if exit != nil { return false }
-        exit = DaemonSpawn.reap(pid)
-        return exit == nil
-    }
-
-    /// A new client connection to the daemon's socket.
-    func connect() throws -> DaemonLineClient {
-        try DaemonLineClient(path: socketPath)
-    }
-
-    /// SIGTERM, then waits for the exit (SIGKILL after `timeout`).
-    func terminate(timeout: Duration = .seconds(10)) {
-        guard isRunning else { return }
-        kill(pid, SIGTERM)
-        if let ended = DaemonSpawn.wait(pid, timeout: timeout) {
-            exit = ended
-            return
-        }
-        kill(pid, SIGKILL)
-        exit = DaemonSpawn.wait(pid, timeout: .seconds(5))
-    }
-
-    deinit {
-        if exit == nil {
-            kill(pid, SIGKILL)
-            _ = DaemonSpawn.wait(pid, timeout: .seconds(5))
-        }
-    }
-}
-
 /// What /proc says about a process, and small file-system and socket probes the hostile tests need.
 enum HostileProbe {
     /// User plus system CPU time of the whole process (all threads), in seconds.
@@ -103,14 +27,14 @@ enum HostileProbe {
 
     /// Permission bits (including setuid/setgid/sticky), owner and group of `path`; `nil` when it is missing.
     static func fileStatus(_ path: String) -> (mode: UInt32, owner: UInt32, group: UInt32)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return (UInt32(info.st_mode) & 0o7777, info.st_uid, info.st_gid)
+        guard let status = try? FileSystem.status(path, followingLinks: true) else { return nil }
+        return (status.permissions, status.owner, status.group)
     }
 
     /// Connects to the Unix socket at `path` without blocking: the descriptor, or `nil` when the daemon's backlog
-    /// is full (EAGAIN) or the connect fails otherwise. The caller closes it.
-    static func connectWithoutBlocking(_ path: String) -> Int32? {
+    /// is full (EAGAIN) or the connect fails otherwise. The caller closes it. MobiusSystem connects only blocking,
+    /// which would wait here for room in the backlog.
+    static func connectWithoutBlocking(_ path: String) -> FileDescriptor? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_un()
@@ -124,20 +48,14 @@ enum HostileProbe {
             }
         }
         guard result == 0 else {
-            Glibc.close(fd)
+            FileDescriptor(rawValue: fd).close()
             return nil
         }
-        return fd
+        return FileDescriptor(rawValue: fd)
     }
 
     /// Whether the test process runs as root (CI does): needed to chown to other users and to run as one.
     static var isRoot: Bool { geteuid() == 0 }
-
-    /// A fixture executable built next to the test bundle (like mobiusd; see DaemonSpawn.mobiusdPath).
-    static func fixture(_ name: String) -> String {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path
-    }
 }
 
 /// JSON text for deep and long inputs, built as strings so the test itself never recurses.

@@ -1,34 +1,31 @@
 import Foundation
-import Glibc
 import MobiusSystem
 
 /// The built binaries, found next to the test bundle (`.build/<triple>/debug/`). `MOBIUSCTL_TEST_MOBIUSD` may
 /// name another mobiusd to test against (e.g. one built from a known-good commit).
 enum CtlBinaries {
-    static let directory: String = {
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().path
-    }()
     static var mobiusd: String {
-        ProcessInfo.processInfo.environment["MOBIUSCTL_TEST_MOBIUSD"] ?? directory + "/mobiusd"
+        SystemProcess.environment("MOBIUSCTL_TEST_MOBIUSD") ?? DaemonSpawn.fixture("mobiusd")
     }
-    static var mobiusctl: String { directory + "/mobiusctl" }
+    static var mobiusctl: String { DaemonSpawn.fixture("mobiusctl") }
 }
 
-/// A child process with stdout and stderr in files, started with posix_spawn: empty signal mask and default
-/// dispositions (so SIGINT reaches mobiusctl even when the test thread blocks it), no inherited descriptors
-/// beyond 0-2 (tests run in parallel; a leaked socket would keep a peer from seeing EOF), and exactly the
-/// environment given (so the runner's own MOBIUSD_SOCKET cannot leak in).
+/// A child process with stdout and stderr in files, started through `DaemonSpawn` (empty signal mask and default
+/// dispositions, so SIGINT reaches mobiusctl even when the test thread blocks it; no inherited descriptors beyond
+/// 0-2) with exactly the environment given (so the runner's own MOBIUSD_SOCKET cannot leak in).
 final class CtlChild {
-    let pid: pid_t
+    private let child: ChildProcess
     let stdoutPath: String
     let stderrPath: String
     private(set) var exit: DaemonExit?
 
+    /// The child's pid.
+    var pid: Int32 { child.processID }
+
     init(_ program: String, _ arguments: [String], environment: [String: String], outputPrefix: String) throws {
         stdoutPath = outputPrefix + ".out"
         stderrPath = outputPrefix + ".err"
-        pid = try DaemonSpawn.spawn(
+        child = try DaemonSpawn.start(
             program, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment,
             inheritEnvironment: false)
     }
@@ -39,31 +36,29 @@ final class CtlChild {
     var stderr: String { CtlChild.contents(stderrPath) }
 
     /// Sends `signal` unless the child has been reaped.
+    func send(_ signal: ChildProcess.Signal) {
+        if exit == nil { try? child.send(signal) }
+    }
+
+    /// Sends `signal` (SIGHUP, SIGINT, SIGKILL or SIGTERM) unless the child has been reaped.
     func send(_ signal: Int32) {
-        if exit == nil { kill(pid, signal) }
+        guard let known = ChildProcess.Signal(rawValue: signal) else {
+            preconditionFailure("CtlChild sends SIGHUP, SIGINT, SIGKILL or SIGTERM, not signal \(signal)")
+        }
+        send(known)
     }
 
     /// Waits for the child to end; kills it and throws if it runs past `timeout`.
     @discardableResult
     func wait(timeout: Duration = .seconds(10)) throws -> DaemonExit {
         if let exit { return exit }
-        let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
-        while true {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                let ended = DaemonExit(waitStatus: status)
-                exit = ended
-                return ended
-            }
-            if ContinuousClock.now >= deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                exit = .signaled(SIGKILL)
-                throw DaemonTestError("pid \(pid) still running after \(timeout); stdout: \(stdout) stderr: \(stderr)")
-            }
-            usleep(2_000)
+        if let ended = child.termination(within: timeout) {
+            exit = ended
+            return ended
         }
+        try? child.send(.kill)
+        exit = (try? child.waitForExit()) ?? .signaled(ChildProcess.Signal.kill.rawValue)
+        throw DaemonTestError("pid \(pid) still running after \(timeout); stdout: \(stdout) stderr: \(stderr)")
     }
 
     /// Waits until stdout (or stderr) holds `text`; throws after `timeout`, quoting what it holds.
@@ -73,21 +68,20 @@ final class CtlChild {
             guard ContinuousClock.now < deadline else {
                 throw DaemonTestError("never saw \(text); stdout: \(stdout) stderr: \(stderr)")
             }
-            usleep(5_000)
+            try? SystemClock.sleep(nanoseconds: 5_000_000)
         }
     }
 
     deinit {
         if exit == nil {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
+            try? child.send(.kill)
+            _ = try? child.waitForExit()
         }
     }
 
     private static func contents(_ path: String) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { return "" }
-        return String(decoding: data, as: UTF8.self)
+        guard let bytes = try? FileSystem.read(path) else { return "" }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
@@ -144,7 +138,7 @@ final class CtlSandbox {
     @discardableResult
     func stopDaemon() throws -> DaemonExit? {
         guard let daemon else { return nil }
-        daemon.send(SIGTERM)
+        daemon.send(.terminate)
         return try daemon.wait()
     }
 
@@ -176,7 +170,7 @@ final class CtlSandbox {
 
     deinit {
         if let daemon, daemon.exit == nil {
-            daemon.send(SIGTERM)
+            daemon.send(.terminate)
             _ = try? daemon.wait(timeout: .seconds(5))
         }
     }
