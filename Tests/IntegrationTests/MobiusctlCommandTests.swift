@@ -46,7 +46,8 @@ struct MobiusctlCommandTests {
         #expect(human.stdout.isEmpty)
         #expect(human.stderr.hasSuffix("(InvalidEvent)\n"), "\(human)")
         let status = try sandbox.ctlAtSocket("status")
-        #expect(try json(status.lines[0])["events"] == ["accepted": 0, "rejected": 2])
+        #expect(
+            try json(status.lines[0])["events"] == ["accepted": 0, "rejected": 2, "rejectedFromOtherSources": 0])
     }
 
     @Test func modelWholeAndAtAPath() throws {
