@@ -88,18 +88,34 @@ struct ReactorTests {
             record.events.append("60")
             reactor.stop()
         }
-        let cancelledInside = reactor.after(nanoseconds: 40_000_000) { record.events.append("cancelled inside") }
-        reactor.after(nanoseconds: 20_000_000) {
-            record.events.append("20")
-            reactor.cancel(cancelledInside)
-        }
-        let cancelledBefore = reactor.after(nanoseconds: 10_000_000) { record.events.append("cancelled before") }
+        let cancelledLater = reactor.after(nanoseconds: 40_000_000) { record.events.append("cancelled later") }
+        reactor.after(nanoseconds: 20_000_000) { record.events.append("20") }
+        let cancelledAtOnce = reactor.after(nanoseconds: 10_000_000) { record.events.append("cancelled at once") }
         reactor.after(nanoseconds: 30_000_000) { record.events.append("30") }
-        reactor.after(nanoseconds: 0) { record.events.append("0") }
-        reactor.cancel(cancelledBefore)
+        reactor.after(nanoseconds: 0) {
+            record.events.append("0")
+            reactor.cancel(cancelledLater)
+        }
+        reactor.cancel(cancelledAtOnce)
         try runReactor(reactor)
         #expect(record.events == ["0", "20", "30", "60"])
         #expect(SystemProcess.monotonicNanoseconds() - started >= 60_000_000, "the last timer did not fire early")
+    }
+
+    @Test("a timer cancelled by another timer of the same round does not fire")
+    func cancelledWithinRound() throws {
+        let reactor = try Reactor()
+        let record = Record()
+        var second: ReactorTimers.ID?
+        // Both are due before the reactor first looks, so they come due in the same round.
+        reactor.after(nanoseconds: 0) {
+            record.events.append("first")
+            if let second { reactor.cancel(second) }
+        }
+        second = reactor.after(nanoseconds: 0) { record.events.append("second, cancelled by the first") }
+        reactor.atEndOfEachRound { [unowned reactor] in reactor.stop() }
+        try runReactor(reactor)
+        #expect(record.events == ["first"])
     }
 
     @Test("work posted through the waker from other threads runs on the reactor thread, in posting order")
