@@ -40,13 +40,17 @@ struct ControlClient {
         return "the path is longer than a Unix socket path may be (\(UnixSocket.maximumPathLength) bytes)"
     }
 
+    /// Parses the daemon's lines. A line wraps the values it carries (a model, an event) in one object, and those
+    /// values may nest as deep as the daemon's limit, so a line may nest one level deeper.
+    static let lineParser = JSONParser(maxDepth: JSONParser.defaultMaxDepth + 1)
+
     /// Reads lines until the reply (and for streams, their end).
     private func converse(_ lines: LineReader) throws(SystemError) -> Int32 {
         var lines = lines
         var replied = false
         while let line = try lines.nextLine() {
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-            guard let value = try? JSONValue(parsing: line), value.objectValue != nil else {
+            guard let value = try? Self.lineParser.parse(line), value.objectValue != nil else {
                 console.error("\(socketPath): unexpected line from mobiusd: \(String(decoding: line, as: UTF8.self))")
                 return ExitStatus.unreachable
             }

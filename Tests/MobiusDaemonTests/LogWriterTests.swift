@@ -127,14 +127,7 @@ struct LogWriterTests {
         destination.close(after: writer)
     }
 
-    @Test(
-        "limited lines of one category from several threads at once never trap",
-        .disabled(
-            """
-            BUG: LogWriter.enqueue reads the clock before taking the lock, so another thread can start the \
-            category's window later than this thread's `now`; `now - state.windowStart` (LogWriter.swift:54) \
-            then underflows and traps the daemon
-            """))
+    @Test("limited lines of one category from several threads at once never trap")
     func concurrentCategories() throws {
         let destination = try Destination()
         // A window of 1 ns restarts on almost every line, so windows start as often as possible.

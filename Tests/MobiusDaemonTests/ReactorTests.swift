@@ -19,11 +19,11 @@ struct ReactorTimersTests {
             _ = timers.schedule(at: deadline) { fired.deadlines.append(deadline) }
         }
         #expect(timers.nextDeadline == 10)
-        #expect(timers.takeDue(now: 9).isEmpty)
-        for action in timers.takeDue(now: 20) { action() }
+        #expect(timers.popDue(now: 9) == nil)
+        while let action = timers.popDue(now: 20) { action() }
         #expect(fired.deadlines == [10, 20])
         #expect(timers.nextDeadline == 30)
-        for action in timers.takeDue(now: .max) { action() }
+        while let action = timers.popDue(now: .max) { action() }
         #expect(fired.deadlines == [10, 20, 30, 40])
         #expect(timers.isEmpty)
         #expect(timers.nextDeadline == nil)
@@ -37,9 +37,9 @@ struct ReactorTimersTests {
         var generator = SplitMix64(seed: 42)
         deadlines.shuffle(using: &generator)
         for deadline in deadlines { _ = timers.schedule(at: deadline) { fired.deadlines.append(deadline) } }
-        for action in timers.takeDue(now: 700) { action() }
+        while let action = timers.popDue(now: 700) { action() }
         #expect(fired.deadlines == (1...100).map { UInt64($0) * 7 })
-        for action in timers.takeDue(now: .max) { action() }
+        while let action = timers.popDue(now: .max) { action() }
         #expect(fired.deadlines == deadlines.sorted())
     }
 
@@ -54,7 +54,7 @@ struct ReactorTimersTests {
         #expect(timers.nextDeadline == 10)
         timers.cancel(first)
         #expect(timers.nextDeadline == 30, "the cancelled 10 and 20 are skipped")
-        for action in timers.takeDue(now: .max) { action() }
+        while let action = timers.popDue(now: .max) { action() }
         #expect(fired.deadlines == [30])
         timers.cancel(first)
         #expect(timers.isEmpty, "cancelling twice, or after firing, does nothing")
@@ -67,7 +67,7 @@ struct ReactorTimersTests {
         for id in ids.reversed() { timers.cancel(id) }
         #expect(timers.isEmpty)
         #expect(timers.nextDeadline == nil)
-        #expect(timers.takeDue(now: .max).isEmpty)
+        #expect(timers.popDue(now: .max) == nil)
     }
 }
 

@@ -119,9 +119,11 @@ struct UpdateRejectionTests {
         #expect(harness.timeline.answers.last?.errorCode == "InvalidEvent")
     }
 
-    @Test("a model at the nesting limit stays readable: every line about it parses within the 512-level limit")
+    @Test("a model at the nesting limit stays readable: every line about it nests at most one level deeper")
     func modelAtLimitIsReadable() {
-        // The store keeps models up to 512 levels; clients (mobiusctl included) parse lines with that limit.
+        // The store keeps models up to 512 levels; a line wraps the model (or event) in one object, so clients
+        // (mobiusctl included) parse the daemon's lines with a limit one level higher (docs/protocol.md).
+        let lineParser = JSONParser(maxDepth: Self.limit + 1)
         let harness = LoopHarness(StoreApp.make())
         harness.run([
             clientRequest(.subscribe(path: nil), line: 1, connection: 7),
@@ -138,8 +140,10 @@ struct UpdateRejectionTests {
         #expect(harness.timeline.lines.count == 4, "event trace, model reply, model line, model trace")
         for line in harness.timeline.lines {
             #expect(
-                (try? JSONValue(parsing: line)) != nil,
+                (try? lineParser.parse(line)) != nil,
                 "a client cannot parse: \(String(decoding: line.prefix(40), as: UTF8.self))…")
+            #expect(
+                (try? JSONValue(parsing: line)) == nil, "the line does carry a value at the limit, one level down")
         }
     }
 

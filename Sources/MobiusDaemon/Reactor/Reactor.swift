@@ -94,7 +94,8 @@ final class Reactor {
                 handlers[token]?.reactorReady(events)
             }
             if !timers.isEmpty {
-                for action in timers.takeDue(now: SystemProcess.monotonicNanoseconds()) { action() }
+                let now = SystemProcess.monotonicNanoseconds()
+                while let action = timers.popDue(now: now) { action() }
             }
             for hook in roundEndHooks { hook() }
         }

@@ -38,15 +38,14 @@ struct ReactorTimers {
     /// The earliest live deadline, if any.
     var nextDeadline: UInt64? { heap.first?.deadline }
 
-    /// Removes and returns the actions due at `now`, earliest first.
-    mutating func takeDue(now: UInt64) -> [() -> Void] {
-        var due: [() -> Void] = []
+    /// Removes and returns the earliest action due at `now`, if any. The reactor takes them one at a time, so a timer
+    /// that cancels another due in the same round stops it.
+    mutating func popDue(now: UInt64) -> (() -> Void)? {
         while let top = heap.first, top.deadline <= now {
             popTop()
-            if let action = actions.removeValue(forKey: top.id) { due.append(action) }
+            if let action = actions.removeValue(forKey: top.id) { return action }
         }
-        while let top = heap.first, actions[top.id] == nil { popTop() }
-        return due
+        return nil
     }
 
     private mutating func popTop() {

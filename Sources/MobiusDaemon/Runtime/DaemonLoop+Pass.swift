@@ -86,8 +86,7 @@ extension DaemonLoop {
     ) {
         work.state.rejected += 1
         guard let ticket else {
-            stats.sourceEventsRejected.add(1, ordering: .relaxed)
-            logRejected(source: source, message)
+            work.unansweredRejections.append((source, message))
             return
         }
         let reply: LoopReply = ticket.mode == .off ? .none : .line(JSONLine.error(code, message, line: ticket.line))
@@ -183,7 +182,4 @@ extension DaemonLoop {
         return JSONLine.object(members)
     }
 
-    private func logRejected(source: EventSourceKind, _ message: String) {
-        log.limited("event rejected", .warning, "event from \(source.rawValue) rejected: \(message)")
-    }
 }

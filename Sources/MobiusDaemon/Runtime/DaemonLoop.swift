@@ -240,6 +240,11 @@ final class DaemonLoop<Model, Event, Effect> {
                 monitors.removeAll { $0 == connection }
             }
         }
+        for rejection in work.unansweredRejections {
+            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            log.limited(
+                "event rejected", .warning, "event from \(rejection.source.rawValue) rejected: \(rejection.message)")
+        }
         sink?.deliver(work.outputs)
         work.outputs.removeAll(keepingCapacity: work.outputs.capacity <= 65_536)
         if spareOutputs.capacity < work.outputs.capacity { swap(&spareOutputs, &work.outputs) }

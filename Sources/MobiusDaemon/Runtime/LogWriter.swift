@@ -47,9 +47,11 @@ final class LogWriter: @unchecked Sendable {
 
     /// Queues a line (formatted here, on the caller's thread); never blocks.
     func enqueue(_ level: DaemonLog.Level, _ message: String, category: String?) {
-        let now = SystemProcess.monotonicNanoseconds()
         let startWriter = condition.withLock { () -> Bool in
             if let category {
+                // Read under the lock: a `now` read before it could be older than a window another thread has just
+                // started, and the subtraction below would underflow.
+                let now = SystemProcess.monotonicNanoseconds()
                 var state = categories[category] ?? Category(windowStart: now, level: level)
                 if now - state.windowStart >= limits.windowNanoseconds {
                     appendSummary(category, state)

@@ -22,6 +22,9 @@ struct PassWork<Model, Effect> {
     /// Subscriptions as of the current point of the pass.
     var subscriberCount: Int
     var modelChanged = false
+    /// Events from sources without a reply ticket that were rejected: counted and logged when the pass ends
+    /// (once, whichever way it ends), since nobody waits for an answer.
+    var unansweredRejections: [(source: EventSourceKind, message: String)] = []
 
     init(state: LoopState<Model>, monitors: [ConnectionID], subscriberCount: Int) {
         self.state = state
