@@ -138,9 +138,20 @@ struct LogWriterTests {
             }
         }
         for thread in threads { thread.join() }
-        writer.flush(timeoutNanoseconds: 5_000_000_000)
+        // Nobody read while the threads logged, so the writer is stuck on a full socket: drain it while flushing.
+        let flushed = Checkpoint(false)
+        let flusher = try spawnThread("test-flusher") {
+            writer.flush(timeoutNanoseconds: 5_000_000_000)
+            flushed.update { $0 = true }
+        }
+        let deadline = SystemProcess.monotonicNanoseconds() + 5_000_000_000
+        while !flushed.current && SystemProcess.monotonicNanoseconds() < deadline {
+            try destination.collector.readSome(maxBytes: 64 << 10, timeoutNanoseconds: 10_000_000)
+        }
+        flusher.join()
         try destination.collector.readAvailable()
-        #expect(!destination.collector.lines.isEmpty)
+        #expect(flushed.current)
+        #expect(destination.collector.lines.contains { $0.hasPrefix("warning line ") })
         destination.close(after: writer)
     }
 }
