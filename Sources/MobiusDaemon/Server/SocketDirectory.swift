@@ -4,8 +4,9 @@ import MobiusSystem
 /// can never pre-create the directory and own the path (as tmux and OpenSSH check theirs).
 ///
 /// A missing directory is created (with its missing parents): mode 0700 for the private `/tmp/mobiusd-<uid>`
-/// fallback, 0755 otherwise. An existing one must be owned by the daemon's user or root; others may not write to it
-/// unless it is sticky (as /tmp is); the group may write only when it is the daemon's own group. A symbolic link
+/// fallback, 0755 otherwise. An existing one must be owned by the daemon's user or root; others may not write to it,
+/// and another group may not either, unless it is sticky (as /tmp is: then only an entry's owner may replace it);
+/// the daemon's own group may write. A symbolic link
 /// must itself be owned by the daemon's user or root, and what it points to is checked the same way.
 enum SocketDirectory {
     /// Why a socket directory was refused.
