@@ -19,6 +19,9 @@ struct HostileConfigTests {
         "plugins.p.restart.maxDelay": #"{"plugins":{"p":{"exec":["/bin/cat"],"restart":{"maxDelay":VALUE}}}}"#,
         "plugins.p.restart.interval": #"{"plugins":{"p":{"exec":["/bin/cat"],"restart":{"interval":VALUE}}}}"#,
         "plugins.p.restart.burst": #"{"plugins":{"p":{"exec":["/bin/cat"],"restart":{"burst":VALUE}}}}"#,
+        "plugins.p.maxBatch": #"{"plugins":{"p":{"exec":["/bin/cat"],"maxBatch":VALUE}}}"#,
+        "plugins.p.user": #"{"plugins":{"p":{"exec":["/bin/cat"],"user":VALUE}}}"#,
+        "plugins.p.group": #"{"plugins":{"p":{"exec":["/bin/cat"],"group":VALUE}}}"#,
     ]
 
     /// The counter app's config with `value` at `key`.
@@ -63,13 +66,31 @@ struct HostileConfigTests {
     /// Every count and size: negative, zero, and more than any daemon could use.
     @Test(arguments: [
         "socket.maxLineBytes", "socket.maxOutputBytes", "socket.maxConnections", "socket.maxConnectionsPerUser",
-        "plugins.p.concurrency", "plugins.p.restart.burst",
+        "plugins.p.concurrency", "plugins.p.restart.burst", "plugins.p.maxBatch",
     ])
     func outOfRangeCountsAreRefusedNamingTheKey(key: String) throws {
-        for value in ["-1", "0", "9223372036854775807", "1e300"] {
+        for value in ["-1", "0", "0.5", "9223372036854775807", "1e300"] {
             let run = try Self.check(Self.config(key, value))
             #expect(run.exit == .exited(1), "\(key) = \(value): \(run.exit); stdout: \(run.stdout)")
             #expect(run.stderr.contains(key), "\(key) = \(value): stderr must name the key: \(run.stderr)")
+        }
+    }
+
+    /// A plugin `user` or `group` that names nobody, empty included, or that is not a string, is refused naming the
+    /// key, by `--check` and by start-up alike.
+    @Test(arguments: ["plugins.p.user", "plugins.p.group"])
+    func pluginAccountsThatNameNobodyAreRefused(key: String) throws {
+        for value in [#""""#, #""no-such-account-here""#, "1e300", "-1"] {
+            let scratch = DaemonScratch()
+            let path = scratch.write("mobiusd.json", Self.config(key, value))
+            let check = try DaemonToolRun.mobiusd(["--check", "--config", path])
+            #expect(check.exit == .exited(1), "\(key) = \(value): \(check.exit); stdout: \(check.stdout)")
+            #expect(check.stderr.contains(key), "\(key) = \(value): \(check.stderr)")
+            let start = try DaemonToolRun.run(
+                DaemonSpawn.mobiusdPath, ["--config", path, "--socket", scratch.file("x.sock"), "--ephemeral"],
+                timeout: .seconds(10))
+            #expect(start.exit == .exited(1), "\(key) = \(value): \(start.exit): \(start.stderr)")
+            #expect(start.stderr.contains(key), "\(key) = \(value): \(start.stderr)")
         }
     }
 }

@@ -58,6 +58,7 @@ struct DaemonSetup<Model, Event, Effect> {
         } else {
             socketGroup = nil
         }
+        try Self.checkPluginAccounts(config)
         settings = ServerSettings(
             maxLineBytes: config.maxLineBytes, maxOutputBytes: config.maxOutputBytes,
             maxConnections: config.maxConnections, maxConnectionsPerUser: config.maxConnectionsPerUser,
@@ -92,6 +93,13 @@ struct DaemonSetup<Model, Event, Effect> {
             guard found else {
                 throw ConfigError(key: "plugins.\(name).exec", "\"\(program)\" is not an executable file")
             }
+        }
+    }
+
+    /// The plugins' `user` and `group` exist, and a `user` other than the daemon's own is only asked of a daemon
+    /// running as root (PROTOCOL.md 2.1); checked at start-up and by `--check`.
+    private static func checkPluginAccounts(_ config: DaemonConfig) throws(ConfigError) {
+        for (name, plugin) in config.plugins {
             if let user = plugin.user {
                 guard let uid = UInt32(user) ?? UserDatabase.userID(named: user) else {
                     throw ConfigError(key: "plugins.\(name).user", "no such user \"\(user)\"")
