@@ -11,6 +11,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     let log: DaemonLog
     let stats: DaemonStats
     let worker: BlockingWorker
+    /// Parts that must finish before `READY=1` take a hold here while the runtime is built (see `ReadinessGate`).
+    let readiness = ReadinessGate()
     private let signalHandler: SignalHandler
     private var dispatcher: EffectDispatcher<Model, Event, Effect>?
     private var stopping = false
@@ -92,6 +94,9 @@ final class DaemonRuntime<Model, Event, Effect> {
     /// Runs the reactor on the calling thread until shutdown has finished.
     func run() throws(SystemError) {
         loop.start()
+        let log = self.log
+        readiness.whenReady { log.notice("ready") }
+        readiness.open()
         try reactor.run()
         server.closeAll()
         dispatcher?.dispose()
