@@ -20,7 +20,8 @@ let package = Package(
         .target(name: "MobiusJSON"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(name: "MobiusSystem", dependencies: ["CLinux"]),
-        .target(name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "MobiusSystem"]),
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd"),
+        .target(name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "MobiusSystem", "CSystemd"]),
         .executableTarget(name: "mobiusd", dependencies: ["MobiusDaemon"]),
         .executableTarget(name: "mobiusctl", dependencies: ["MobiusJSON", "MobiusSystem"]),
         .executableTarget(
@@ -57,10 +58,17 @@ let package = Package(
         .executableTarget(
             name: "mobiusd-fixture-route-conflict", dependencies: ["MobiusCore", "MobiusDaemon"],
             path: "Tests/Fixtures/RouteConflictApp"),
+        // A JSON app whose update blocks on a FIFO on request, for the watchdog tests.
+        .executableTarget(
+            name: "mobiusd-fixture-wedge", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON", "MobiusSystem"],
+            path: "Tests/Fixtures/WedgeApp"),
         // Spawns the built mobiusd, mobiusctl and fixtures; depends on them so `swift test` builds them first.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict"]),
+            dependencies: [
+                "MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
+                "mobiusd-fixture-wedge",
+            ]),
     ]
 )
 

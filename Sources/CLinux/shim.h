@@ -44,11 +44,38 @@ static const uint32_t MOBIUSD_EPOLLRDHUP = EPOLLRDHUP;
 static const int MOBIUSD_EPOLL_CLOEXEC = EPOLL_CLOEXEC;
 static const int MOBIUSD_EFD_FLAGS = EFD_NONBLOCK | EFD_CLOEXEC;
 static const int MOBIUSD_SFD_FLAGS = SFD_NONBLOCK | SFD_CLOEXEC;
+static const int MOBIUSD_SOCK_STREAM = SOCK_STREAM;
 static const int MOBIUSD_SOCK_STREAM_CLOEXEC = SOCK_STREAM | SOCK_CLOEXEC;
 
 // Appended for ChildProcess: a child should inherit no descriptor but 0-2; glibc (2.34+) declares this only
 // under _GNU_SOURCE.
 #include <spawn.h>
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+// Datagram receive for the sd_notify listener in tests and benchmarks: descriptors passed with SCM_RIGHTS
+// (sd_pid_notify_with_fds) are closed at once so a hostile sender cannot fill the table.
+#include <sys/uio.h>
+#include <unistd.h>
+static inline long mobiusd_receive_datagram(int fd, void *buffer, unsigned long length, int flags) {
+    struct iovec vector = { buffer, length };
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * 64)]; } control;
+    struct msghdr message = { 0 };
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = &control;
+    message.msg_controllen = sizeof(control);
+    long received = recvmsg(fd, &message, flags | MSG_CMSG_CLOEXEC);
+    if (received < 0) return received;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        int count = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        int *fds = (int *)CMSG_DATA(header);
+        for (int index = 0; index < count; index++) close(fds[index]);
+    }
+    return received;
+}
+static const int MOBIUSD_SOCK_DGRAM_CLOEXEC = SOCK_DGRAM | SOCK_CLOEXEC;
+static const int MOBIUSD_MSG_DONTWAIT = MSG_DONTWAIT;
+static const int MOBIUSD_MSG_TRUNC = MSG_TRUNC;
 
 #endif

@@ -69,14 +69,31 @@ package enum UnixSocket {
         return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
     }
 
-    /// Whether `fd` is a listening AF_UNIX stream socket (for descriptors handed over by systemd).
+    /// Whether `fd` is a listening AF_UNIX stream socket (for descriptors handed over by systemd). The corresponding
+    /// C function is `getsockopt` (`SO_DOMAIN`, `SO_TYPE`, `SO_ACCEPTCONN`).
     package static func isListeningUnixStream(_ fd: FileDescriptor) -> Bool {
-        var value: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd.rawValue, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value == 1 else {
-            return false
+        func option(_ name: Int32) -> Int32? {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(fd.rawValue, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
         }
-        return true
+        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == MOBIUSD_SOCK_STREAM && option(SO_ACCEPTCONN) == 1
+    }
+
+    /// The path a bound AF_UNIX socket has (a descriptor handed over by systemd), or `nil` when it has none (an
+    /// abstract or unnamed socket). The corresponding C function is `getsockname`.
+    package static func localPath(_ fd: FileDescriptor) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let result = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd.rawValue, $0, &length) }
+        }
+        guard result == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let pathLength = Int(length) - MemoryLayout<sa_family_t>.size
+        guard pathLength > 0 else { return nil }
+        let bytes = withUnsafeBytes(of: &address.sun_path) { raw in Array(raw.prefix(pathLength)) }
+        guard let first = bytes.first, first != 0 else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     private static func makeSocket() throws(SystemError) -> FileDescriptor {
@@ -85,7 +102,7 @@ package enum UnixSocket {
         return FileDescriptor(rawValue: raw)
     }
 
-    private static func withAddress(
+    static func withAddress(
         _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> Void
     ) throws(SystemError) {
         var address = sockaddr_un()

@@ -13,6 +13,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     let worker: BlockingWorker
     /// Parts that must finish before `READY=1` take a hold here while the runtime is built (see `ReadinessGate`).
     let readiness = ReadinessGate()
+    /// READY, STATUS, STOPPING, RELOADING and the watchdog (docs/systemd.md).
+    private(set) var systemd: SystemdService!
     private let signalHandler: SignalHandler
     private var dispatcher: EffectDispatcher<Model, Event, Effect>?
     private var stopping = false
@@ -77,6 +79,9 @@ final class DaemonRuntime<Model, Event, Effect> {
         loop.dispatcher = dispatcher
         signalHandler.onSignal = { [unowned self] signal in handle(signal) }
         reactor.atEndOfEachRound { [unowned self] in endOfRound() }
+        systemd = SystemdService(reactor: reactor, log: log, app: app.name) { [unowned self] in
+            SystemdService.Figures(seq: loop.state.seq, connections: server.connectionCount)
+        }
     }
 
     /// A `mobiusd.after` timer fired: its event goes to the loop like any other, decoded by the app.
@@ -94,8 +99,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     /// Runs the reactor on the calling thread until shutdown has finished.
     func run() throws(SystemError) {
         loop.start()
-        let log = self.log
-        readiness.whenReady { log.notice("ready") }
+        systemd.start(readiness: readiness)
         readiness.open()
         try reactor.run()
         server.closeAll()
@@ -106,6 +110,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     private func endOfRound() {
         loop.runPasses()
         server.endOfRound()
+        systemd.endOfRound()
         // Writing can let a connection that waited for its output to drain hand the loop more requests: they are
         // applied in another round right away, not whenever the next descriptor happens to be ready.
         if loop.hasQueuedInputs && !loop.isCommitting { reactor.requestAnotherRound() }
@@ -119,6 +124,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         case .terminate, .interrupt:
             guard !stopping else { return }
             stopping = true
+            systemd.beginStopping()
             log.notice("\(signal == .terminate ? "SIGTERM" : "SIGINT"): shutting down")
             server.beginShutdown()
             let flushSeconds = server.settings.shutdownFlushSeconds
@@ -126,7 +132,9 @@ final class DaemonRuntime<Model, Event, Effect> {
             // Wakes the reactor at the deadline even if no client does.
             reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
         case .hangUp:
+            systemd.beginReload()
             log.notice("SIGHUP: nothing to reload")
+            systemd.endReload(outcome: "reloaded: nothing to reload")
         }
     }
 

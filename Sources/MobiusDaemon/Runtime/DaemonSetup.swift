@@ -137,32 +137,11 @@ struct DaemonSetup<Model, Event, Effect> {
         if !config.plugins.isEmpty || !config.dbus.isEmpty {
             log.warning("plugins and D-Bus sources in the config are not run by this version yet")
         }
-        let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) } ?? "."
-        do {
-            try SocketDirectory.prepare(
-                directory.isEmpty ? "/" : directory, mode: isPrivateFallback ? 0o700 : 0o755,
-                uid: SystemProcess.userID, gid: SystemProcess.groupID)
-        } catch {
-            throw DaemonStartError(description: "\(error)")
-        }
-        let listener: FileDescriptor
-        do {
-            listener = try UnixSocket.listen(path: socketPath)
-        } catch  where error.operation == "bind" && error.errno == SystemErrno.addressInUse {
-            throw DaemonStartError(
-                description: "\(socketPath): another mobiusd is already running there (it accepts connections)")
-        } catch {
-            throw DaemonStartError(description: "cannot listen on \(socketPath): \(error)")
-        }
-        do {
-            try FileSystem.setMode(socketPath, config.socketMode)
-            if let socketGroup { try FileSystem.setGroup(socketPath, socketGroup) }
-        } catch {
-            listener.close()
-            try? FileSystem.remove(socketPath)
-            throw DaemonStartError(description: "cannot set the socket's permissions: \(error)")
-        }
-        defer { try? FileSystem.remove(socketPath) }
+        let activated = try SocketActivation.take()
+        let listener = try activated?.listener ?? bindListener()
+        let listeningOn = activated.map { $0.path ?? "the socket systemd passed" } ?? socketPath
+        // A socket systemd passed stays systemd's: never unlinked, so the next start finds it.
+        defer { if activated == nil { try? FileSystem.remove(socketPath) } }
 
         let stats = DaemonStats()
         MobiusHooks.setErrorHandler { message, _, _ in
@@ -177,7 +156,7 @@ struct DaemonSetup<Model, Event, Effect> {
                     app: setup.value.app, listener: listener, signals: signals, settings: setup.value.settings,
                     log: log, stats: stats, epoch: Self.newEpoch())
                 runtime.sampleResidentSize()
-                setup.value.banner()
+                setup.value.banner(listeningOn: listeningOn)
                 try runtime.run()
             }
             outcome.withLock { $0 = result }
@@ -206,13 +185,13 @@ struct DaemonSetup<Model, Event, Effect> {
         }
     }
 
-    private func banner() {
+    private func banner(listeningOn path: String) {
         let example = String(decoding: app.exampleEvent.encoded(), as: UTF8.self)
         MobiusDaemon.printOut(
             """
-            mobiusd \(MobiusDaemon.version): app "\(app.name)" listening on \(socketPath)
-              send:  echo '\(example)' | socat - UNIX-CONNECT:\(socketPath)
-              watch: mobiusctl --socket \(socketPath) watch
+            mobiusd \(MobiusDaemon.version): app "\(app.name)" listening on \(path)
+              send:  echo '\(example)' | socat - UNIX-CONNECT:\(path)
+              watch: mobiusctl --socket \(path) watch
 
             """)
     }
