@@ -15,6 +15,10 @@ final class DaemonRuntime<Model, Event, Effect> {
     let readiness = ReadinessGate()
     /// READY, STATUS, STOPPING, RELOADING and the watchdog (docs/systemd.md).
     private(set) var systemd: SystemdService!
+    /// Parts that follow a SIGHUP reload register here (see `ReloadRegistry`).
+    let reloads = ReloadRegistry()
+    /// Handles SIGHUP; set by `DaemonSetup.serve`.
+    var reloader: ConfigReloader<Model, Event, Effect>?
     private let signalHandler: SignalHandler
     private var dispatcher: EffectDispatcher<Model, Event, Effect>?
     private var stopping = false
@@ -132,9 +136,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             // Wakes the reactor at the deadline even if no client does.
             reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
         case .hangUp:
-            systemd.beginReload()
-            log.notice("SIGHUP: nothing to reload")
-            systemd.endReload(outcome: "reloaded: nothing to reload")
+            reloader?.reload()
         }
     }
 

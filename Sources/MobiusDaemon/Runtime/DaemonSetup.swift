@@ -156,6 +156,7 @@ struct DaemonSetup<Model, Event, Effect> {
                     app: setup.value.app, listener: listener, signals: signals, settings: setup.value.settings,
                     log: log, stats: stats, epoch: Self.newEpoch())
                 runtime.sampleResidentSize()
+                runtime.reloader = ConfigReloader(setup: setup.value, runtime: runtime)
                 setup.value.banner(listeningOn: listeningOn)
                 try runtime.run()
             }

@@ -47,7 +47,14 @@ extension ControlServer {
         connection.inputStart += result.bytesConsumed
         connection.scanFrom = max(connection.scanFrom, connection.inputStart)
         connection.linesConsumed += result.linesConsumed
-        connection.requests = result.state
+        // A reload may have changed the peer's permissions while the batch was out: its lines were interpreted with
+        // the old ones, the lines after it get the new ones.
+        var state = result.state
+        if let current = connection.requests {
+            state.canRead = current.canRead
+            state.canWrite = current.canWrite
+        }
+        connection.requests = state
         for input in result.inputs { submit(input, on: connection) }
         if result.state.quit { connection.closeAfterFlush = true }
         // A first line too long for the batch (only possible with a small maxLineBytes) is the reactor's to

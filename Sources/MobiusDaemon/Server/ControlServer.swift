@@ -9,7 +9,8 @@ import MobiusSystem
 final class ControlServer: ClientConnectionOwner {
     let loop: LoopPort
     let reactor: Reactor
-    let settings: ServerSettings
+    /// Limits and access rules; a reload replaces them (`apply(_:)`).
+    var settings: ServerSettings
     let log: DaemonLog
     let worker: BlockingWorker
     /// The thread that interprets big batches of lines (a pipelining client's) while the reactor applies the last.

@@ -3,8 +3,8 @@
 struct RequestState: Sendable {
     let connection: ConnectionID
     let peerUID: UInt32
-    let canRead: Bool
-    let canWrite: Bool
+    var canRead: Bool
+    var canWrite: Bool
     var replyMode: ReplyMode = .on
     /// A `subscribe` was handed to the loop.
     var subscribed = false

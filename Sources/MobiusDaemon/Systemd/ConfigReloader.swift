@@ -1,0 +1,84 @@
+import MobiusSystem
+
+/// SIGHUP (PROTOCOL.md 4): reads the config file again, validates it as start-up would, and applies it, or keeps the
+/// running config and says why. Reactor thread, except the reading and validating, which run on the blocking worker
+/// (user and group names in access lists go through NSS).
+///
+/// Applied at once: access lists and socket limits (to open connections too, `ControlServer.apply`), and whatever
+/// the parts registered with `ReloadRegistry` handle (plugins, D-Bus sources). Reported as needing a restart,
+/// unchanged until then: `app`, `model`, `update`, `socket.path`, `socket.mode`, `socket.group`, `state.directory`,
+/// `state.fsync`. SIGHUPs that arrive during a reload are folded into one more reload after it.
+final class ConfigReloader<Model, Event, Effect> {
+    /// The setup the daemon started with: what restart-only settings are compared against.
+    private let started: DaemonSetup<Model, Event, Effect>
+    /// The setup last applied.
+    private var current: DaemonSetup<Model, Event, Effect>
+    private unowned let runtime: DaemonRuntime<Model, Event, Effect>
+    private var inProgress = false
+    private var again = false
+
+    init(setup: DaemonSetup<Model, Event, Effect>, runtime: DaemonRuntime<Model, Event, Effect>) {
+        started = setup
+        current = setup
+        self.runtime = runtime
+    }
+
+    /// Starts a reload (a SIGHUP arrived).
+    func reload() {
+        guard !inProgress else {
+            again = true
+            return
+        }
+        runtime.systemd.beginReload()
+        guard let file = current.options.configFile else {
+            runtime.log.notice("SIGHUP: no --config, nothing to reload")
+            runtime.systemd.endReload(outcome: "reloaded: nothing to reload (no --config)")
+            return
+        }
+        inProgress = true
+        runtime.log.notice("SIGHUP: reloading \(file)")
+        let base = Carried(value: current)
+        let reloader = ReactorBound(value: self)
+        let waker = runtime.reactor.waker
+        runtime.worker.submit {
+            let result = Result { () throws(ConfigError) in
+                let config = try DaemonConfig(file: file)
+                return Carried(value: try DaemonSetup(config: config, options: base.value.options, app: base.value.app))
+            }
+            waker.post { reloader.value.finish(result) }
+        }
+    }
+
+    private func finish(_ result: Result<Carried<DaemonSetup<Model, Event, Effect>>, ConfigError>) {
+        inProgress = false
+        let log = runtime.log
+        switch result {
+        case .failure(let error):
+            log.error("reload refused, the running configuration is kept: \(error)")
+            runtime.systemd.endReload(outcome: "reload refused, configuration kept: \(error)")
+        case .success(let carried):
+            let new = carried.value
+            let restartOnly = RestartOnlySettings.changes(from: started, to: new)
+            for change in restartOnly {
+                log.warning("reload: \(change) changed; it takes effect at the next restart")
+            }
+            runtime.server.apply(new.settings)
+            let applied = runtime.reloads.apply(ReloadRegistry.Change(old: current.config, new: new.config))
+            current = new
+            let summary = applied.isEmpty ? "" : " (\(applied.joined(separator: "; ")))"
+            log.notice("reloaded: access lists and socket limits applied\(summary)")
+            let pending = restartOnly.isEmpty ? "" : "; needs a restart for \(restartOnly.joined(separator: ", "))"
+            runtime.systemd.endReload(outcome: "reloaded\(pending)")
+        }
+        if again {
+            again = false
+            reload()
+        }
+    }
+}
+
+/// A setup carried to the worker thread and back. The setup is immutable and its app's closures (update, codec) are
+/// pure functions the parse thread calls too.
+private struct Carried<Value>: @unchecked Sendable {
+    let value: Value
+}
