@@ -5,7 +5,7 @@ RELEASE_FLAGS := -c release
 APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon redis-server pkg-config systemd
 BENCH_RUNS ?= 5
 
-.PHONY: all deps build test lint format bench run clean
+.PHONY: all deps build test lint format bench run clean install install-files uninstall
 
 all: build
 
@@ -52,3 +52,49 @@ run: deps
 
 clean:
 	rm -rf .build
+
+# `make install` builds release binaries and installs them with the units, man pages, docs and example plugins.
+# PREFIX (default /usr/local) and DESTDIR (a staging root for packaging) as usual; units go where systemd looks for
+# them under PREFIX. `install-files` installs an existing build (BUILT=its bin directory) without building.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/mobiusd
+PLUGINDIR ?= $(PREFIX)/lib/mobiusd/plugins
+BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
+# Swift example plugins built as products, installed into PLUGINDIR.
+EXAMPLE_PLUGIN_PRODUCTS ?=
+UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket
+USER_UNITS := mobiusd@.service mobiusd@.socket
+DOCS := README.md $(wildcard docs/*.md)
+SCRIPT_PLUGINS := $(wildcard Plugins/*.py Plugins/*.sh Plugins/*/*.py Plugins/*/*.sh)
+
+install:
+	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
+	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusctl
+	$(foreach p,$(EXAMPLE_PLUGIN_PRODUCTS),$(SWIFT) build $(RELEASE_FLAGS) --product $(p) &&) true
+	$(MAKE) install-files BUILT="$(BUILT)"
+
+install-files:
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(MANDIR)/man1" \
+	  "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
+	install -m 0755 "$(BUILT)/mobiusd" "$(BUILT)/mobiusctl" "$(DESTDIR)$(BINDIR)/"
+	for u in $(UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/$$u" > "$(DESTDIR)$(UNITDIR)/$$u"; \
+	  chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done
+	for u in $(USER_UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/user/$$u" > "$(DESTDIR)$(USERUNITDIR)/$$u"; \
+	  chmod 0644 "$(DESTDIR)$(USERUNITDIR)/$$u"; done
+	install -m 0644 man/mobiusctl.1 "$(DESTDIR)$(MANDIR)/man1/"
+	install -m 0644 man/mobiusd.8 "$(DESTDIR)$(MANDIR)/man8/"
+	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
+	for f in $(SCRIPT_PLUGINS); do install -m 0755 "$$f" "$(DESTDIR)$(PLUGINDIR)/"; done
+	for p in $(EXAMPLE_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(PLUGINDIR)/"; done
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/mobiusd" "$(DESTDIR)$(BINDIR)/mobiusctl"
+	rm -f $(foreach u,$(UNITS),"$(DESTDIR)$(UNITDIR)/$(u)") $(foreach u,$(USER_UNITS),"$(DESTDIR)$(USERUNITDIR)/$(u)")
+	rm -f "$(DESTDIR)$(MANDIR)/man1/mobiusctl.1" "$(DESTDIR)$(MANDIR)/man8/mobiusd.8"
+	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
+	-rmdir "$(DESTDIR)$(PREFIX)/lib/mobiusd" 2>/dev/null

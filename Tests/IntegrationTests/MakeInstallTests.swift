@@ -1,0 +1,59 @@
+import Foundation
+import MobiusSystem
+import Testing
+
+/// `make install-files` (what `make install` runs after its release build) with PREFIX and DESTDIR puts the binaries,
+/// units (pointing at the installed binary), man pages and docs where a package would, and `make uninstall` takes
+/// them away again.
+@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DaemonSpawn.which("make") != nil, "make is missing"))
+struct MakeInstallTests {
+    static let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    static func make(_ arguments: [String]) throws -> DaemonToolRun {
+        try DaemonToolRun.run(
+            try #require(DaemonSpawn.which("make")), ["--no-print-directory", "-C", packageDirectory] + arguments,
+            environment: ["PATH": SystemProcess.environment("PATH") ?? "/usr/bin:/bin"])
+    }
+
+    /// Every regular file under `root`, relative to it, sorted.
+    static func files(under root: String) -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var found: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(root)/\(path)", isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
+                found.append(path)
+            }
+        }
+        return found.sorted()
+    }
+
+    @Test("install-files with PREFIX=/usr under DESTDIR, then uninstall")
+    func installAndUninstall() throws {
+        let scratch = DaemonScratch()
+        let root = scratch.file("root")
+        let built = URL(fileURLWithPath: DaemonSpawn.mobiusdPath).deletingLastPathComponent().path
+        let install = try Self.make(["install-files", "DESTDIR=\(root)", "PREFIX=/usr", "BUILT=\(built)"])
+        #expect(install.exit == .exited(0), "\(install.stdout)\(install.stderr)")
+        let installed = Self.files(under: root)
+        for wanted in [
+            "usr/bin/mobiusd", "usr/bin/mobiusctl", "usr/lib/systemd/system/mobiusd.service",
+            "usr/lib/systemd/system/mobiusd.socket", "usr/lib/systemd/system/mobiusd@.service",
+            "usr/lib/systemd/system/mobiusd@.socket", "usr/lib/systemd/user/mobiusd@.service",
+            "usr/lib/systemd/user/mobiusd@.socket", "usr/share/man/man8/mobiusd.8", "usr/share/man/man1/mobiusctl.1",
+            "usr/share/doc/mobiusd/README.md", "usr/share/doc/mobiusd/systemd.md",
+        ] {
+            #expect(installed.contains(wanted), "\(wanted) not installed: \(installed)")
+        }
+        let unit = try String(contentsOfFile: "\(root)/usr/lib/systemd/system/mobiusd@.service", encoding: .utf8)
+        #expect(unit.contains("\nExecStart=/usr/bin/mobiusd --config /etc/mobiusd/%i.json\n"), "\(unit)")
+        #expect(FileSystem.isExecutable("\(root)/usr/bin/mobiusd"))
+
+        let uninstall = try Self.make(["uninstall", "DESTDIR=\(root)", "PREFIX=/usr"])
+        #expect(uninstall.exit == .exited(0), "\(uninstall.stdout)\(uninstall.stderr)")
+        #expect(Self.files(under: root).isEmpty, "left behind: \(Self.files(under: root))")
+    }
+}
