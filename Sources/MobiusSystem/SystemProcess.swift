@@ -45,6 +45,12 @@ package enum SystemProcess {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Ignores SIGXFSZ process-wide: a write past RLIMIT_FSIZE then fails with EFBIG, which the journal turns into
+    /// `StorageFailure`, instead of killing the daemon.
+    package static func ignoreFileSizeLimitSignal() {
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
     /// Exits the process at once with `code`.
     package static func exit(_ code: Int32) -> Never {
         Glibc.exit(code)

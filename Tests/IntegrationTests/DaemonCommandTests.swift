@@ -301,8 +301,10 @@ struct DaemonCommandTests {
 
     // MARK: - log
 
-    @Test func logIsUnavailableWithoutAJournal() throws {
-        let daemon = try DaemonProcess.start()
+    /// `--ephemeral` with `state.logWindowBytes` 0 keeps no history at all: `log` is off.
+    @Test func logIsUnavailableWhenNoHistoryIsKept() throws {
+        let daemon = try DaemonProcess.start(
+            config: #"{"update":{"builtin":"counter"},"state":{"logWindowBytes":0}}"#, extraArguments: ["--ephemeral"])
         let client = try daemon.connect()
         let reply = try client.request("log")
         #expect(reply.ok == false && reply.errorCode == "Unavailable" && reply.lineNumber == 1, "\(reply)")

@@ -149,7 +149,8 @@ struct DaemonErrorCodeTests {
     }
 
     @Test func errorLineNumbersCountEveryKindOfLine() throws {
-        let daemon = try DaemonProcess.start()
+        let daemon = try DaemonProcess.start(
+            config: #"{"update":{"builtin":"counter"},"state":{"logWindowBytes":0}}"#, extraArguments: ["--ephemeral"])
         let client = try daemon.connect()
         try client.send(lines: ["hello", "", Self.increment, "bogus", "ping 1", "{bad", "log"])
         #expect(try client.readReply()["protocol"] == 1)

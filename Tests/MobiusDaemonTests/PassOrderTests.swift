@@ -32,7 +32,7 @@ struct PassOrderTests {
                 .ack(2),
                 .line([
                     "ok": true, "protocol": 1, "daemon": "mobiusd", "version": "0-test", "app": "counting",
-                    "epoch": "E1", "seq": 2,
+                    "epoch": "E1", "seq": 2, "ephemeral": false,
                 ]),
             ])
     }

@@ -101,6 +101,16 @@ public struct DaemonConfig: Sendable {
     public var stateDirectory: String?
     /// When the journal is flushed to stable storage, from `state.fsync`; default `always`.
     public var fsync: FsyncPolicy = .always
+    /// Events applied between model snapshots, from `state.snapshotEvents`; default 100,000.
+    public var snapshotEvents = 100_000
+    /// Journal bytes written since the last snapshot that make the next pass take one, from `state.snapshotBytes`;
+    /// default 64 MiB.
+    public var snapshotBytes = 64 << 20
+    /// Size at which the journal moves on to a new segment file, from `state.segmentBytes`; default 16 MiB.
+    public var segmentBytes = 16 << 20
+    /// Bytes of recent journal records kept in memory for `log` readers at the head (and, with `--ephemeral`, all
+    /// the history `log` serves), from `state.logWindowBytes`; default 8 MiB.
+    public var logWindowBytes = 8 << 20
     /// The config file it came from, if any.
     public var file: String?
 
@@ -193,6 +203,10 @@ public struct DaemonConfig: Sendable {
                 }
                 fsync = parsed
             }
+            snapshotEvents = try state.integer("snapshotEvents", range: 1...1_000_000_000) ?? snapshotEvents
+            snapshotBytes = try state.integer("snapshotBytes", range: 4096...(1 << 40)) ?? snapshotBytes
+            segmentBytes = try state.integer("segmentBytes", range: 4096...(1 << 40)) ?? segmentBytes
+            logWindowBytes = try state.integer("logWindowBytes", range: 0...(1 << 34)) ?? logWindowBytes
             try state.rejectUnknownKeys()
         }
         try top.rejectUnknownKeys()

@@ -123,9 +123,12 @@ extension DaemonLoop {
                 JSONLine.object([
                     ("ok", true), ("protocol", 1), ("daemon", "mobiusd"), ("version", .string(version)),
                     ("app", .string(app.name)), ("epoch", .string(epoch)), ("seq", seqValue),
+                    ("ephemeral", .bool(ephemeral)),
                 ]))
         case .status:
             return .line(statusLine(work))
+        case .log(let request):
+            return logReply(request, ticket: ticket, work: &work)
         case .monitor:
             if !work.monitors.contains(ticket.connection) { work.monitors.append(ticket.connection) }
             work.streamChanges.append(.monitor(ticket.connection))

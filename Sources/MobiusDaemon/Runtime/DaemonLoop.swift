@@ -20,7 +20,7 @@ final class DaemonLoop<Model, Event, Effect> {
     let log: DaemonLog
     let stats: DaemonStats
     // Owned by the reactor thread; exclusivity checks are off for the state the passes touch (see ClientConnection).
-    @exclusivity(unchecked) private(set) var state: LoopState<Model>
+    @exclusivity(unchecked) var state: LoopState<Model>
     @exclusivity(unchecked) private var subscriptions = SubscriptionHub()
     @exclusivity(unchecked) private var monitors: [ConnectionID] = []
 
@@ -46,6 +46,12 @@ final class DaemonLoop<Model, Event, Effect> {
     @exclusivity(unchecked) private var committing = false
     /// Effects run through this once their pass is committed.
     var dispatcher: EffectDispatcher<Model, Event, Effect>?
+    /// Whether nothing is kept on disk (`--ephemeral`), for `hello`.
+    var ephemeral = false
+    /// The lowest seq `log` can still send; `nil` when there is no log (`log` is then `Unavailable`).
+    var logFirstKept: (() -> UInt64)?
+    /// Starts a connection's `log` stream once its pass is out (the control server's).
+    var startLog: (ConnectionID, LogStreamStart) -> Void = { _, _ in }
     /// Extra `status` members from the rest of the daemon (connections, memory, …).
     var statusMembers: () -> [(String, JSONValue)] = { [] }
     /// Frees a big pass's inputs on the thread that parsed most of them (see `recycle`).
@@ -235,6 +241,8 @@ final class DaemonLoop<Model, Event, Effect> {
                 subscriptions.add(connection, path: path, seq: seq, value: value)
             case .monitor(let connection):
                 if !monitors.contains(connection) { monitors.append(connection) }
+            case .log(let connection, let start):
+                startLog(connection, start)
             case .disconnect(let connection):
                 subscriptions.remove(connection)
                 monitors.removeAll { $0 == connection }

@@ -134,6 +134,13 @@ struct DaemonSetup<Model, Event, Effect> {
         // Signals are blocked before any thread starts, so only the signalfd sees them.
         let signals = try SignalFD([.terminate, .interrupt, .hangUp])
         raiseOpenFilesLimit(log: log)
+        SystemProcess.ignoreFileSizeLimitSignal()
+        // The state directory is locked before the socket is bound: a second daemon on it stops here.
+        let statePath =
+            options.ephemeral
+            ? nil
+            : StateDirectory.resolve(flag: options.stateDirectory, configured: config.stateDirectory, app: app.name)
+        let journal = try DaemonJournal.open(settings: JournalSettings(config), path: statePath, log: log)
         if !config.plugins.isEmpty || !config.dbus.isEmpty {
             log.warning("plugins and D-Bus sources in the config are not run by this version yet")
         }
@@ -148,16 +155,25 @@ struct DaemonSetup<Model, Event, Effect> {
             stats.libraryErrors.add(1, ordering: .relaxed)
             log.limited("library error", .error, "the Mobius library reported a misuse: \(message)")
         }
-        let outcome = Locked<Result<Void, SystemError>>(.success(()))
+        let outcome = Locked<Result<Void, any Error>>(.success(()))
+        // Two values rather than one tuple: a tuple holding a class reference inside ReactorBound was released once
+        // too often (seen with the journal's commit closure).
         let setup = ReactorBound(value: self)
+        let journalBound = ReactorBound(value: journal)
         let reactorThread = try SystemThread.spawn(name: "mobiusd", stackSize: Self.reactorStackSize, joinable: true) {
-            let result = Result { () throws(SystemError) in
+            let result = Result { () throws in
+                let setup = setup.value
+                let journal = journalBound.value
                 let runtime = try DaemonRuntime(
-                    app: setup.value.app, listener: listener, signals: signals, settings: setup.value.settings,
-                    log: log, stats: stats, epoch: Self.newEpoch())
+                    app: setup.app, listener: listener, signals: signals, settings: setup.settings,
+                    log: log, stats: stats, epoch: journal.epoch)
+                // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
+                try journal.recover(into: runtime.loop)
+                journal.attach(to: runtime)
+                defer { journal.close() }
                 runtime.sampleResidentSize()
-                runtime.reloader = ConfigReloader(setup: setup.value, runtime: runtime)
-                setup.value.banner(listeningOn: listeningOn)
+                runtime.reloader = ConfigReloader(setup: setup, runtime: runtime)
+                setup.banner(listeningOn: listeningOn)
                 try runtime.run()
             }
             outcome.withLock { $0 = result }
@@ -197,9 +213,4 @@ struct DaemonSetup<Model, Event, Effect> {
             """)
     }
 
-    /// A new history's name: 16 random hex digits.
-    static func newEpoch() -> String {
-        let digits = Array("0123456789abcdef")
-        return String(SystemProcess.randomBytes(8).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
-    }
 }

@@ -8,4 +8,5 @@ enum LoopRequest: Sendable {
     case hello
     case status
     case monitor
+    case log(LogRequest)
 }

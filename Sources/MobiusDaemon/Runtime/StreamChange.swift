@@ -6,6 +6,8 @@ enum StreamChange {
     /// A subscription sent `value` (at `path`) as of `seq`.
     case subscribe(ConnectionID, path: JSONPointer?, value: JSONValue, seq: UInt64)
     case monitor(ConnectionID)
+    /// A `log` stream starts once the pass is out.
+    case log(ConnectionID, LogStreamStart)
     case disconnect(ConnectionID)
 }
 

@@ -61,6 +61,10 @@ final class ClientConnection: ReactorHandler {
     @exclusivity(unchecked) var isOpen = true
     /// Whether it is on the server's list of connections whose lines wait for owed replies or output to drain.
     @exclusivity(unchecked) var waitingToRequest = false
+    /// The connection's `log` stream, while it runs.
+    @exclusivity(unchecked) var logStream: LogStream?
+    /// Further `log` requests of the connection, streamed one after another.
+    @exclusivity(unchecked) var queuedLogStreams: [LogStreamStart] = []
     /// Monotonic time of the last write progress while output was pending (0: none pending).
     @exclusivity(unchecked) var lastProgress: UInt64 = 0
 
@@ -78,7 +82,7 @@ final class ClientConnection: ReactorHandler {
         owner.connectionReady(self, events)
     }
 
-    var hasStreams: Bool { requests.map { $0.subscribed || $0.monitoring } ?? false }
+    var hasStreams: Bool { logStream != nil || (requests.map { $0.subscribed || $0.monitoring } ?? false) }
 
     var pendingOutputBytes: Int { output.count - outputStart + (pendingModel?.count ?? 0) }
 

@@ -55,6 +55,7 @@ extension ControlServer: LoopOutputSink {
 
     /// The end of a reactor round, after the loop's passes: write what is pending and watch for stalls.
     func endOfRound() {
+        pumpDueLogStreams()
         flushDirty()
     }
 
@@ -83,6 +84,7 @@ extension ControlServer: LoopOutputSink {
         case .drained:
             break
         }
+        if connection.logStream != nil { pumpLog(connection) }
         finishIfDone(connection)
         guard connection.isOpen else { return }
         if connection.pendingOutputBytes < settings.maxOutputBytes, connection.waitingToRequest,

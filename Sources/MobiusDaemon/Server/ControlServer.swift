@@ -30,6 +30,8 @@ final class ControlServer: ClientConnectionOwner {
     @exclusivity(unchecked) var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     @exclusivity(unchecked) var shuttingDown = false
     var stallTimer: ReactorTimers.ID?
+    /// `log` streams and where they read from.
+    let logStreams = LogStreams()
     /// Set while accept is paused for lack of descriptors.
     var acceptPause: AcceptPause?
 
@@ -256,6 +258,7 @@ final class ControlServer: ClientConnectionOwner {
         }
         if let registration = connection.registration { reactor.unregister(registration) }
         connection.fd.close()
+        if connection.logStream != nil { logStreams.connections.removeAll { $0 == connection.id } }
         connectionsPerUser[connection.peer.uid, default: 1] -= 1
         if connectionsPerUser[connection.peer.uid] == 0 { connectionsPerUser[connection.peer.uid] = nil }
         if connection.hasStreams {

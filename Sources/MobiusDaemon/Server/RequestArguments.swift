@@ -22,24 +22,30 @@ enum RequestArguments {
         }
     }
 
-    /// A message if `log`'s argument is malformed: an object with `since` and `limit` (integers ≥ 0) and
-    /// `follow` (boolean), all optional.
-    static func logArgumentProblem(_ argument: ArraySlice<UInt8>) -> String? {
-        guard !argument.isEmpty else { return nil }
+    /// `log`'s argument: an object with `since` and `limit` (integers ≥ 0) and `follow` (boolean), all optional.
+    static func logArgument(_ argument: ArraySlice<UInt8>) -> Result<LogRequest, ArgumentProblem> {
+        var request = LogRequest()
+        guard !argument.isEmpty else { return .success(request) }
         guard let value = try? JSONWire.parse(argument), case .object(let object) = value else {
-            return "the argument must be a JSON object like {\"since\":0,\"follow\":true}"
+            return .failure(ArgumentProblem("the argument must be a JSON object like {\"since\":0,\"follow\":true}"))
         }
         for (key, member) in object.members {
             switch key {
             case "since", "limit":
-                guard let number = member.int64Value, number >= 0 else { return "\"\(key)\" must be an integer ≥ 0" }
+                guard let number = member.int64Value, number >= 0 else {
+                    return .failure(ArgumentProblem("\"\(key)\" must be an integer ≥ 0"))
+                }
+                if key == "since" { request.since = UInt64(number) } else { request.limit = UInt64(number) }
             case "follow":
-                guard member.boolValue != nil else { return "\"follow\" must be true or false" }
+                guard let follow = member.boolValue else {
+                    return .failure(ArgumentProblem("\"follow\" must be true or false"))
+                }
+                request.follow = follow
             default:
-                return "unknown key \"\(key)\""
+                return .failure(ArgumentProblem("unknown key \"\(key)\""))
             }
         }
-        return nil
+        return .success(request)
     }
 
     /// `"on"`, `"errors"`, `"off"`, quoted (JSON) or bare.

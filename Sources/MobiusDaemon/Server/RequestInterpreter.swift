@@ -36,7 +36,7 @@ enum RequestInterpreter {
             switch request {
             case .model, .subscribe: return ClientConnection.modelSized
             case .status: return 16 * 1024
-            case .ping, .hello, .monitor: return 512
+            case .ping, .hello, .monitor, .log: return 512
             }
         case .disconnected:
             return 0
@@ -90,12 +90,12 @@ enum RequestInterpreter {
                 return failure(.invalidArgument, "\(name): \(problem)", number: number, state: state)
             }
         case "log":
-            if let problem = RequestArguments.logArgumentProblem(argument) {
+            switch RequestArguments.logArgument(argument) {
+            case .success(let request):
+                return .request(.log(request), ticket(number, state))
+            case .failure(let problem):
                 return failure(.invalidArgument, "log: \(problem)", number: number, state: state)
             }
-            return failure(
-                .unavailable, "log needs the event journal, which this daemon does not keep yet", number: number,
-                state: state)
         case "reply":
             guard let mode = RequestArguments.replyMode(argument) else {
                 return failure(

@@ -1,4 +1,5 @@
 import MobiusSystem
+import Synchronization
 
 /// The real `mobiusd` binary (or another program built on the daemon library) running in a scratch directory,
 /// listening on a real Unix socket. It may be started through a launcher that changes its limits or user and then
@@ -38,9 +39,23 @@ final class DaemonProcess {
         child = try DaemonSpawn.start(
             commandLine[0], Array(commandLine.dropFirst()) + arguments, stdoutPath: scratch.file("\(name).stdout"),
             stderrPath: scratch.file("\(name).stderr"), workingDirectory: workingDirectory,
-            environment: environment ?? [:], inheritEnvironment: environment == nil)
+            environment: Self.privateState(environment, scratch: scratch), inheritEnvironment: environment == nil)
         if waitForSocket { try waitUntilAccepting(timeout: startTimeout) }
     }
+
+    /// The environment with a state home of this daemon's own (`XDG_STATE_HOME` in a fresh directory of the
+    /// scratch), unless the test set one: daemons never share state and never write into the real home. Tests
+    /// about state pass `--state-dir`, which takes precedence.
+    private static func privateState(_ environment: [String: String]?, scratch: DaemonScratch) -> [String: String] {
+        var environment = environment ?? [:]
+        if environment["XDG_STATE_HOME"] == nil {
+            let home = scratch.file("state-home-\(nextStateHome.add(1, ordering: .relaxed).newValue)")
+            environment["XDG_STATE_HOME"] = home
+        }
+        return environment
+    }
+
+    private static let nextStateHome = Atomic<Int>(0)
 
     /// The common case: a fresh scratch directory, `--socket <scratch>/x.sock`, and `config` (JSON text) as
     /// `--config <scratch>/mobiusd.json` when given.

@@ -1,0 +1,149 @@
+import MobiusJSON
+import MobiusSystem
+
+extension DaemonJournal: PassCommitHook {
+    /// Journals a pass: one write and, with `fsync: "always"`, one fdatasync for all its events (group commit).
+    /// `done` runs on the reactor thread: at once with `batch`, `never` and `--ephemeral`, after the fdatasync with
+    /// `always`.
+    func commit(_ pass: PassCommit, done: @escaping (CommitOutcome) -> Void) {
+        guard let first = pass.entries.first?.seq, let last = pass.entries.last?.seq else {
+            done(.committed)
+            return
+        }
+        snapshotIfDue()
+        let time = Self.now()
+        guard let writer else {
+            // Ephemeral: the window is the whole history.
+            let records = Self.encode(pass.entries, time: time)
+            committed(records, first: first, last: last)
+            done(.committed)
+            return
+        }
+        guard settings.fsync == .always, let reactor else {
+            let records = Self.encode(pass.entries, time: time)
+            do {
+                try writer.append(records, firstSeq: first, lastSeq: last)
+            } catch {
+                done(failed(error))
+                return
+            }
+            committed(records, first: first, last: last)
+            scheduleBatchSync()
+            done(.committed)
+            return
+        }
+        let entries = pass.entries
+        let waker = reactor.waker
+        let journal = ReactorBound(value: self)
+        let finish = ReactorBound(value: done)
+        journalThread.submit {
+            let records = Self.encode(entries, time: time)
+            let result = Result { () throws(SystemError) in try writer.append(records, firstSeq: first, lastSeq: last) }
+            waker.post {
+                switch result {
+                case .success:
+                    journal.value.committed(records, first: first, last: last)
+                    finish.value(.committed)
+                case .failure(let error):
+                    finish.value(journal.value.failed(error))
+                }
+            }
+        }
+    }
+
+    /// A pass's events in the journal's record format.
+    static func encode(_ entries: [PassCommit.Entry], time: Int64) -> [UInt8] {
+        var records: [UInt8] = []
+        records.reserveCapacity(entries.count * 64)
+        for entry in entries {
+            JournalRecord.append(seq: entry.seq, time: time, encoding: entry.event, to: &records)
+        }
+        return records
+    }
+
+    static func now() -> Int64 {
+        let (seconds, nanoseconds) = SystemProcess.wallClock()
+        return Int64(seconds) * 1_000_000_000 + Int64(nanoseconds)
+    }
+
+    private func committed(_ records: [UInt8], first: UInt64, last: UInt64) {
+        committedSeq = last
+        eventsSinceSnapshot += Int(last - first + 1)
+        bytesSinceSnapshot += records.count
+        window.append(records, firstSeq: first, lastSeq: last)
+        onCommitted()
+    }
+
+    private func failed(_ error: SystemError) -> CommitOutcome {
+        storageFailures += 1
+        return .failed(.storageFailure, "the journal could not be written (\(error)); the event was not applied")
+    }
+
+    /// `batch`: one fdatasync on the journal thread at most every 100 ms while there are unsynced writes.
+    private func scheduleBatchSync() {
+        guard settings.fsync == .batch, !batchSyncScheduled, let reactor, let writer else { return }
+        batchSyncScheduled = true
+        reactor.after(nanoseconds: JournalSettings.batchInterval) { [weak self] in
+            guard let self else { return }
+            batchSyncScheduled = false
+            journalThread.submit { writer.synchronizePending() }
+        }
+    }
+
+    // MARK: - Snapshots
+
+    /// Takes a snapshot of the committed model when enough events or journal bytes have gone by since the last.
+    /// The model's JSON is taken here (on the reactor thread, between passes, so it is exactly the model after the
+    /// committed seq) and written on the journal thread, ahead of the next pass's records.
+    private func snapshotIfDue() {
+        guard let writer, let reactor, !snapshotRunning,
+            eventsSinceSnapshot >= settings.snapshotEvents || bytesSinceSnapshot >= settings.snapshotBytes
+        else { return }
+        let (seq, model) = committedModel()
+        guard let model, seq > lastSnapshotSeq else { return }
+        snapshotRunning = true
+        eventsSinceSnapshot = 0
+        bytesSinceSnapshot = 0
+        let snapshot = SnapshotFile(epoch: epoch, seq: seq, time: Self.now(), model: model)
+        let waker = reactor.waker
+        let journal = ReactorBound(value: self)
+        let log = self.log
+        journalThread.submit {
+            let result = Result { () throws(SystemError) in try writer.writeSnapshot(snapshot) }
+            if case .failure(let error) = result {
+                log.warning(
+                    "cannot write the snapshot of seq \(seq): \(error); the journal keeps everything until a "
+                        + "later snapshot succeeds")
+            }
+            waker.post {
+                journal.value.snapshotRunning = false
+                if case .success = result { journal.value.lastSnapshotSeq = seq }
+            }
+        }
+    }
+}
+
+extension DaemonJournal: LogSource {
+    var hasDisk: Bool { catalog != nil }
+
+    func appendLines(from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]) -> UInt64? {
+        window.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output)
+    }
+
+    func readLines(
+        from: UInt64, through: UInt64, maxBytes: Int, cursor: JournalReader.Cursor?,
+        done: @escaping (JournalReader.Chunk) -> Void
+    ) {
+        guard let catalog, let reactor else {
+            done(JournalReader.Chunk(next: from, vanished: true))
+            return
+        }
+        let reader = JournalReader(catalog: catalog)
+        let waker = reactor.waker
+        let finish = ReactorBound(value: done)
+        readThread.submit {
+            let chunk = reader.read(from: from, through: through, maxBytes: maxBytes, cursor: cursor)
+            waker.post { finish.value(chunk) }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import MobiusJSON
+import MobiusSystem
+
+/// The daemon's durable state as one part of the runtime: the locked state directory, recovery at start, the
+/// commit hook that journals each pass (group commit), snapshots and compaction, and the source of `log` streams.
+/// With `--ephemeral` only the in-memory window of recent records is kept.
+///
+/// Threads: everything here but the writer's work runs on the reactor thread. With `fsync: "always"` a pass's
+/// records are encoded, written and fdatasynced on the journal thread, which posts the outcome back; with `batch`
+/// and `never` they are written on the reactor (a page-cache copy) and the journal thread syncs every 100 ms
+/// (`batch`). Snapshots are written on the journal thread; `log` reads of older records on the read thread.
+final class DaemonJournal {
+    let settings: JournalSettings
+    /// `nil` with `--ephemeral`.
+    let directory: StateDirectory?
+    let log: DaemonLog
+    let epoch: String
+    private(set) var catalog: JournalCatalog?
+    private(set) var writer: JournalWriter?
+    let window: RecentRecords
+    let journalThread = BlockingWorker(name: "mobiusd-journal", stackSize: 4 << 20)
+    let readThread = BlockingWorker(name: "mobiusd-jread", stackSize: 1 << 20)
+    var reactor: Reactor?
+
+    // Reactor-thread state.
+    var committedSeq: UInt64 = 0
+    var eventsSinceSnapshot = 0
+    var bytesSinceSnapshot = 0
+    var snapshotRunning = false
+    var batchSyncScheduled = false
+    var storageFailures: UInt64 = 0
+    var lastSnapshotSeq: UInt64 = 0
+    /// Reads the committed model (seq and JSON) for a snapshot.
+    var committedModel: () -> (UInt64, JSONValue?) = { (0, nil) }
+    /// Called after each committed pass with events (log streams at the head go on).
+    var onCommitted: () -> Void = {}
+
+    private init(settings: JournalSettings, directory: StateDirectory?, log: DaemonLog) {
+        self.settings = settings
+        self.directory = directory
+        self.log = log
+        self.epoch = directory?.epoch ?? StateDirectory.newEpoch()
+        self.window = RecentRecords(limit: settings.logWindowBytes)
+    }
+
+    /// Opens (and locks) the state directory, or nothing with `ephemeral`. Call before binding the socket, so a
+    /// second daemon on the same directory stops with a clear message.
+    static func open(
+        settings: JournalSettings, path: String?, log: DaemonLog
+    ) throws(DaemonStartError)
+        -> DaemonJournal
+    {
+        guard let path else { return DaemonJournal(settings: settings, directory: nil, log: log) }
+        let directory = try StateDirectory.open(path)
+        if directory.isNew { log.notice("new state directory \(path) (epoch \(directory.epoch))") }
+        return DaemonJournal(settings: settings, directory: directory, log: log)
+    }
+
+    var isEphemeral: Bool { directory == nil }
+
+    // MARK: - Recovery
+
+    /// Loads the newest snapshot and replays the journal after it into `loop` (effects discarded). Runs on the
+    /// reactor thread before it serves.
+    func recover<Model, Event, Effect>(into loop: DaemonLoop<Model, Event, Effect>) throws(DaemonStartError) {
+        guard let directory else { return }
+        let started = SystemProcess.monotonicNanoseconds()
+        let recovery = JournalRecovery(directory: directory.path, epoch: epoch, log: log)
+        let outcome = try recovery.run(
+            restore: { snapshot throws(DaemonStartError) in
+                do {
+                    try loop.restore(model: snapshot.model, seq: snapshot.seq)
+                } catch {
+                    throw DaemonStartError(
+                        description: "the snapshot of seq \(snapshot.seq) in \(directory.path) does not fit the app's "
+                            + "model: \(EventRejection.message(for: error))")
+                }
+            },
+            replay: { batch in loop.replay(batch) })
+        catalog = outcome.catalog
+        committedSeq = outcome.lastSeq
+        lastSnapshotSeq = outcome.snapshot?.seq ?? 0
+        eventsSinceSnapshot = outcome.replayed
+        writer = JournalWriter(
+            directory: directory.path, catalog: outcome.catalog, segmentBytes: settings.segmentBytes,
+            policy: settings.fsync, log: log)
+        let elapsed = Double(SystemProcess.monotonicNanoseconds() - started) / 1e9
+        let from = outcome.snapshot.map { "the snapshot at seq \($0.seq) and " } ?? ""
+        log.info(
+            "recovered seq \(outcome.lastSeq) from \(from)\(outcome.replayed) journaled events in "
+                + "\(String(Int(elapsed * 1000))) ms (\(directory.path), epoch \(epoch))")
+    }
+
+    // MARK: - Wiring
+
+    /// Becomes the loop's commit hook and the control server's log source.
+    func attach<Model, Event, Effect>(to runtime: DaemonRuntime<Model, Event, Effect>) {
+        let loop = runtime.loop
+        reactor = runtime.reactor
+        loop.commitHook = self
+        loop.ephemeral = isEphemeral
+        // `--ephemeral` with no window keeps no history: `log` is Unavailable (PROTOCOL.md 1.3).
+        if !isEphemeral || settings.logWindowBytes > 0 { loop.logFirstKept = { [unowned self] in firstKeptSeq } }
+        loop.startLog = { [unowned server = runtime.server] connection, start in server.startLog(connection, start) }
+        committedModel = { [unowned loop] in (loop.state.seq, loop.currentModelJSON()) }
+        runtime.server.logStreams.source = self
+        onCommitted = { [unowned server = runtime.server] in server.logCommitted() }
+        let previous = loop.statusMembers
+        loop.statusMembers = { [unowned self] in previous() + [("state", statusValue())] }
+    }
+
+    /// The lowest seq `log` can still send.
+    var firstKeptSeq: UInt64 {
+        if let catalog { return catalog.firstKeptSeq ?? window.firstSeq ?? committedSeq + 1 }
+        return window.firstSeq ?? committedSeq + 1
+    }
+
+    /// Flushes and closes the open segment (clean shutdown).
+    func close() {
+        guard let writer else { return }
+        let closed = ClosedSignal()
+        journalThread.submit {
+            writer.close()
+            closed.signal()
+        }
+        closed.wait()
+    }
+
+    /// The `state` member of `status`.
+    func statusValue() -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("ephemeral", .bool(isEphemeral)),
+            ("fsync", .string(isEphemeral ? "never" : settings.fsync.rawValue)),
+            ("firstKeptSeq", .number(JSONNumber(firstKeptSeq))),
+            ("storageFailures", .number(JSONNumber(storageFailures))),
+        ]
+        if let directory {
+            members.append(("directory", .string(directory.path)))
+            members.append(("snapshotSeq", .number(JSONNumber(lastSnapshotSeq))))
+            members.append(("journalBytes", .number(JSONNumber(catalog?.journalBytes ?? 0))))
+            members.append(("segments", .number(JSONNumber(catalog?.segments.count ?? 0))))
+        }
+        return .object(JSONObject(members))
+    }
+}
+
+/// A one-time signal from the journal thread that the writer is closed.
+private final class ClosedSignal: @unchecked Sendable {
+    // @unchecked: `done` is only touched while holding `condition`'s mutex.
+    private let condition = ThreadCondition()
+    private var done = false
+
+    func signal() {
+        condition.withLock { done = true }
+        condition.broadcast()
+    }
+
+    func wait() {
+        condition.withLock {
+            while !done { condition.wait() }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import MobiusSystem
+
+/// Reads `log` items from the segment files, on the read thread: for readers behind what `RecentRecords` holds.
+struct JournalReader: Sendable {
+    let catalog: JournalCatalog
+
+    /// Where a reader stopped: the next record of a segment.
+    struct Cursor: Sendable {
+        let path: String
+        let offset: Int64
+        let seq: UInt64
+    }
+
+    /// What one read produced.
+    struct Chunk: Sendable {
+        /// Log lines, ready to send.
+        var lines: [UInt8] = []
+        /// The next seq to send.
+        var next: UInt64
+        var cursor: Cursor?
+        /// The records from `next` on are no longer on disk (compacted while the reader was behind).
+        var vanished = false
+        /// A read error or damage, for the log.
+        var problem: String?
+    }
+
+    /// Reads log lines for seqs `from...through`, about `maxBytes` of them, starting at `cursor` when it points at
+    /// `from`.
+    func read(from: UInt64, through: UInt64, maxBytes: Int, cursor: Cursor?) -> Chunk {
+        var chunk = Chunk(next: from)
+        var position = cursor.flatMap { $0.seq == from ? $0 : nil }
+        var endedAt: String?
+        while chunk.next <= through && chunk.lines.count < maxBytes {
+            if position == nil {
+                guard let segment = catalog.segment(containing: chunk.next) else {
+                    chunk.vanished = true
+                    return chunk
+                }
+                guard segment.path != endedAt else {
+                    chunk.problem = "\(segment.path) does not hold seq \(chunk.next) where the catalog puts it"
+                    return chunk
+                }
+                position = Cursor(path: segment.path, offset: Int64(JournalSegment.headerSize), seq: segment.firstSeq)
+            }
+            guard let at = position else { break }
+            let outcome = readSegment(at, through: through, maxBytes: maxBytes, into: &chunk)
+            switch outcome {
+            case .moved(let next):
+                position = next
+            case .endOfSegment:
+                endedAt = at.path
+                position = nil
+                if catalog.segment(containing: chunk.next) == nil {
+                    chunk.vanished = chunk.next <= through
+                    return chunk
+                }
+            case .failed(let problem):
+                chunk.problem = problem
+                return chunk
+            }
+        }
+        chunk.cursor = position
+        return chunk
+    }
+
+    private enum SegmentOutcome {
+        case moved(Cursor)
+        case endOfSegment
+        case failed(String)
+    }
+
+    /// Reads one block of a segment from `at`, adding lines for records from `chunk.next` on.
+    private func readSegment(_ at: Cursor, through: UInt64, maxBytes: Int, into chunk: inout Chunk) -> SegmentOutcome {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.openFile(at.path, .readOnly)
+        } catch {
+            return .endOfSegment
+        }
+        defer { fd.close() }
+        var blockSize = 256 * 1024
+        while true {
+            var block = [UInt8](repeating: 0, count: blockSize)
+            let count: Int
+            do {
+                count = try block.withUnsafeMutableBytes { raw throws(SystemError) in
+                    try fd.read(into: raw, at: at.offset)
+                }
+            } catch {
+                return .failed("\(at.path): \(error)")
+            }
+            if count == 0 { return .endOfSegment }
+            var offset = 0
+            var seq = at.seq
+            let outcome = block.withUnsafeBytes { raw -> SegmentOutcome? in
+                let filled = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                while offset < filled.count && chunk.next <= through && chunk.lines.count < maxBytes {
+                    switch JournalRecord.parse(filled, at: offset) {
+                    case .record(let record, let next):
+                        if record.seq >= chunk.next {
+                            guard record.seq == chunk.next else { return .endOfSegment }
+                            LogLine.append(record, to: &chunk.lines)
+                            chunk.next += 1
+                        }
+                        seq = record.seq + 1
+                        offset = next
+                    case .incomplete:
+                        // The rest is beyond this block (or not committed yet).
+                        return offset == 0 && count == blockSize
+                            ? nil : .moved(Cursor(path: at.path, offset: at.offset + Int64(offset), seq: seq))
+                    case .damaged(let what):
+                        return .failed("\(at.path) at byte \(at.offset + Int64(offset)): \(what)")
+                    }
+                }
+                return .moved(Cursor(path: at.path, offset: at.offset + Int64(offset), seq: seq))
+            }
+            if let outcome {
+                if case .moved(let cursor) = outcome, cursor.offset == at.offset { return .endOfSegment }
+                return outcome
+            }
+            // One record bigger than the block: read it whole.
+            let length = block.withUnsafeBytes {
+                Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
+            }
+            blockSize = JournalRecord.headerSize + min(length, JournalRecord.maxEventBytes)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import MobiusJSON
+
+/// One journaled event as stored in a segment, little-endian:
+///
+/// | offset | size | field |
+/// |---:|---:|---|
+/// | 0 | 4 | length of the event bytes |
+/// | 4 | 4 | CRC-32C of bytes 8 ..< 24 + length (seq, time, event) |
+/// | 8 | 8 | seq |
+/// | 16 | 8 | time: nanoseconds since 1970 (UTC) |
+/// | 24 | length | the event as compact JSON |
+struct JournalRecord {
+    let seq: UInt64
+    /// Nanoseconds since 1970-01-01 UTC when its pass was written.
+    let time: Int64
+    /// The event's compact JSON (a slice of the buffer it was read from).
+    let event: UnsafeRawBufferPointer
+
+    /// Bytes before the event.
+    static let headerSize = 24
+    /// The largest event a record may carry; a larger length field means damage, not a record.
+    static let maxEventBytes = 1 << 30
+
+    /// Appends a record for `event` to `buffer`.
+    static func append(seq: UInt64, time: Int64, event: [UInt8], to buffer: inout [UInt8]) {
+        let start = buffer.count
+        buffer.reserveCapacity(start + headerSize + event.count)
+        appendInteger(UInt32(truncatingIfNeeded: event.count), to: &buffer)
+        appendInteger(UInt32(0), to: &buffer)
+        appendInteger(seq, to: &buffer)
+        appendInteger(UInt64(bitPattern: time), to: &buffer)
+        buffer.append(contentsOf: event)
+        let crc = buffer.withUnsafeBytes { raw in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
+        }
+        buffer.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+        }
+    }
+
+    /// Appends a record for an event given as JSON, encoded straight into `buffer` (no copy of its bytes).
+    static func append(seq: UInt64, time: Int64, encoding event: JSONValue, to buffer: inout [UInt8]) {
+        let start = buffer.count
+        appendInteger(UInt32(0), to: &buffer)
+        appendInteger(UInt32(0), to: &buffer)
+        appendInteger(seq, to: &buffer)
+        appendInteger(UInt64(bitPattern: time), to: &buffer)
+        event.encode(into: &buffer)
+        let length = UInt32(truncatingIfNeeded: buffer.count - start - headerSize)
+        buffer.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
+            raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+        }
+    }
+
+    static func appendInteger<Integer: FixedWidthInteger>(_ value: Integer, to buffer: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    /// What is at `offset` of `bytes`.
+    enum Parse {
+        /// A whole record with a good checksum, and the offset after it.
+        case record(JournalRecord, next: Int)
+        /// The bytes end inside the record (a torn write, when at the end of the last segment).
+        case incomplete
+        /// The record is whole but its checksum or length is wrong.
+        case damaged(String)
+    }
+
+    /// Reads the record at `offset`.
+    static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Parse {
+        let available = bytes.count - offset
+        guard available >= headerSize else { return .incomplete }
+        let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+        guard length <= maxEventBytes else { return .damaged("a record length of \(length) bytes") }
+        guard available >= headerSize + length else { return .incomplete }
+        let stored = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + 8)..<(offset + 24 + length)]))
+        guard stored == computed else { return .damaged("a checksum mismatch") }
+        let seq = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self).littleEndian
+        let time = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self).littleEndian)
+        let event = UnsafeRawBufferPointer(rebasing: bytes[(offset + 24)..<(offset + 24 + length)])
+        return .record(JournalRecord(seq: seq, time: time, event: event), next: offset + headerSize + length)
+    }
+}

@@ -1,0 +1,200 @@
+import MobiusJSON
+import MobiusSystem
+import Synchronization
+
+/// Appends passes to the journal's segment files, writes snapshots and compacts behind them.
+///
+/// `append` runs on the journal thread when the pass waits for fdatasync (`fsync: always`), on the reactor thread
+/// otherwise; `synchronizePending` and `writeSnapshot` run on the journal thread. The open segment is behind a lock;
+/// fdatasync of `batch` mode works on a duplicate of its descriptor outside the lock, so an append never waits for
+/// it.
+final class JournalWriter: Sendable {
+    let directory: String
+    let catalog: JournalCatalog
+    let segmentBytes: Int64
+    let policy: DaemonConfig.FsyncPolicy
+    private let log: DaemonLog
+
+    private struct Active {
+        var fd: FileDescriptor?
+        var path = ""
+        var firstSeq: UInt64 = 0
+        /// Committed bytes (header and whole passes).
+        var length: Int64 = 0
+        /// `batch`: written since the last fdatasync.
+        var unsynced = false
+        /// Segments moved on from in `batch` mode, to be synced and closed by the journal thread.
+        var retired: [FileDescriptor] = []
+    }
+
+    private let active = Mutex(Active())
+
+    init(
+        directory: String, catalog: JournalCatalog, segmentBytes: Int, policy: DaemonConfig.FsyncPolicy, log: DaemonLog
+    ) {
+        self.directory = directory
+        self.catalog = catalog
+        self.segmentBytes = Int64(segmentBytes)
+        self.policy = policy
+        self.log = log
+    }
+
+    /// Writes one pass's records (seqs `firstSeq...lastSeq`), and fdatasyncs with `fsync: always`.
+    ///
+    /// On failure the segment is cut back to its last committed pass and closed; the next pass starts a new
+    /// segment, so no fdatasync is ever retried on pages whose write-back failed.
+    func append(_ records: [UInt8], firstSeq: UInt64, lastSeq: UInt64) throws(SystemError) {
+        try active.withLock { (active: inout Active) throws(SystemError) in
+            if active.fd == nil || active.length >= segmentBytes {
+                try startSegment(&active, firstSeq: firstSeq)
+            }
+            guard let fd = active.fd else { return }
+            do throws(SystemError) {
+                try fd.writeAll(records, at: active.length)
+                if policy == .always { try fd.synchronizeData() }
+            } catch {
+                abandonSegment(&active, after: error)
+                throw error
+            }
+            active.length += Int64(records.count)
+            if policy == .batch { active.unsynced = true }
+            let (path, length) = (active.path, active.length)
+            catalog.update { segments, _ in
+                if let index = segments.lastIndex(where: { $0.path == path }) {
+                    segments[index].lastSeq = lastSeq
+                    segments[index].length = length
+                }
+            }
+        }
+    }
+
+    private func startSegment(_ active: inout Active, firstSeq: UInt64) throws(SystemError) {
+        if let old = active.fd {
+            if policy == .batch { active.retired.append(old) } else { old.close() }
+            active.fd = nil
+        }
+        let path = directory + "/" + JournalSegment.name(firstSeq: firstSeq)
+        // A segment of this name can only be one that a storage failure left without records.
+        try FileSystem.remove(path)
+        let fd = try FileDescriptor.openFile(path, .createNew(mode: 0o600))
+        do {
+            let header = JournalSegment.header(firstSeq: firstSeq)
+            try fd.writeAll(header, at: 0)
+            // The new name must be durable before an ack depends on what is written into it.
+            if policy != .never { try FileSystem.synchronizeDirectory(directory) }
+        } catch {
+            fd.close()
+            try? FileSystem.remove(path)
+            throw error
+        }
+        active.fd = fd
+        active.path = path
+        active.firstSeq = firstSeq
+        active.length = Int64(JournalSegment.headerSize)
+        catalog.update { segments, _ in
+            segments.removeAll { $0.path == path }
+            segments.append(
+                JournalCatalog.Segment(
+                    firstSeq: firstSeq, path: path, lastSeq: firstSeq - 1, length: Int64(JournalSegment.headerSize)))
+        }
+    }
+
+    /// After a failed write or fdatasync: cut the segment back to its committed length, make that cut durable if
+    /// the kernel lets us, and close it. A segment left without records is removed.
+    private func abandonSegment(_ active: inout Active, after error: SystemError) {
+        guard let fd = active.fd else { return }
+        let path = active.path
+        let length = active.length
+        try? fd.truncate(to: length)
+        try? fd.synchronize()
+        fd.close()
+        active.fd = nil
+        let empty = length <= Int64(JournalSegment.headerSize)
+        if empty {
+            try? FileSystem.remove(path)
+            catalog.update { segments, _ in segments.removeAll { $0.path == path } }
+        }
+        log.error(
+            "journal write failed: \(error); \(path) cut back to \(length) bytes"
+                + (empty ? " and removed (it held no committed record)" : "")
+                + "; the events of the failed pass get StorageFailure and the next pass starts a new segment")
+    }
+
+    /// `batch`: fdatasyncs what was written since the last call (on the journal thread).
+    func synchronizePending() {
+        let (fd, retired) = active.withLock { active -> (FileDescriptor?, [FileDescriptor]) in
+            let retired = active.retired
+            active.retired = []
+            guard active.unsynced, let fd = active.fd else { return (nil, retired) }
+            active.unsynced = false
+            return (try? fd.duplicate(), retired)
+        }
+        for old in retired {
+            do { try old.synchronizeData() } catch { reportBatchSyncFailure(error) }
+            old.close()
+        }
+        guard let fd else { return }
+        defer { fd.close() }
+        do {
+            try fd.synchronizeData()
+        } catch {
+            reportBatchSyncFailure(error)
+            // The pages whose write-back failed cannot be trusted: move on to a new segment.
+            active.withLock { active in
+                active.fd?.close()
+                active.fd = nil
+            }
+        }
+    }
+
+    private func reportBatchSyncFailure(_ error: SystemError) {
+        log.error(
+            "journal fdatasync failed: \(error); events acknowledged in the last 100 ms may not be on disk "
+                + "(fsync \"batch\"); the next pass starts a new segment")
+    }
+
+    /// Closes the open segment (at shutdown), syncing it first unless `fsync` is `never`.
+    func close() {
+        active.withLock { active in
+            for old in active.retired {
+                try? old.synchronizeData()
+                old.close()
+            }
+            active.retired = []
+            if let fd = active.fd {
+                if policy != .never { try? fd.synchronizeData() }
+                fd.close()
+            }
+            active.fd = nil
+        }
+    }
+
+    // MARK: - Snapshots
+
+    /// Writes a snapshot durably, then compacts: keeps the two newest snapshots and the segments that hold
+    /// anything after the older of them, removes the rest.
+    func writeSnapshot(_ snapshot: SnapshotFile) throws(SystemError) {
+        _ = try snapshot.write(into: directory)
+        var doomedSnapshots: [UInt64] = []
+        var doomedSegments: [String] = []
+        let activePath = active.withLock { $0.fd == nil ? "" : $0.path }
+        catalog.update { segments, snapshots in
+            if !snapshots.contains(snapshot.seq) { snapshots.append(snapshot.seq) }
+            snapshots.sort()
+            if snapshots.count > 2 {
+                doomedSnapshots = Array(snapshots.dropLast(2))
+                snapshots.removeFirst(snapshots.count - 2)
+            }
+            guard snapshots.count == 2 else { return }
+            let keepAfter = snapshots[0]
+            let doomed = segments.filter { $0.lastSeq <= keepAfter && $0.path != activePath }
+            doomedSegments = doomed.map(\.path)
+            segments.removeAll { doomed.contains($0) }
+        }
+        for seq in doomedSnapshots { try? FileSystem.remove(directory + "/" + SnapshotFile.name(seq: seq)) }
+        for path in doomedSegments { try? FileSystem.remove(path) }
+        if !doomedSnapshots.isEmpty || !doomedSegments.isEmpty {
+            try? FileSystem.synchronizeDirectory(directory)
+        }
+    }
+}

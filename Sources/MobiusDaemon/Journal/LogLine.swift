@@ -1,0 +1,22 @@
+/// The `log` stream's items (PROTOCOL.md 1.2), written straight from journal records.
+enum LogLine {
+    /// `{"seq":N,"time":"RFC3339","event":E}` and a newline.
+    static func append(_ record: JournalRecord, to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"seq":"#.utf8)
+        output.append(contentsOf: String(record.seq).utf8)
+        output.append(contentsOf: #","time":""#.utf8)
+        let seconds = record.time >= 0 ? record.time / 1_000_000_000 : (record.time + 1) / 1_000_000_000 - 1
+        let nanoseconds = record.time - seconds * 1_000_000_000
+        output.append(
+            contentsOf: RFC3339.format(seconds: Int(seconds), nanoseconds: Int(nanoseconds), fractionDigits: 6).utf8)
+        output.append(contentsOf: #"","event":"#.utf8)
+        output.append(contentsOf: record.event)
+        output.append(contentsOf: "}\n".utf8)
+    }
+
+    /// `{"end":true,"seq":LAST}` (with `"compacted":true` when the rest of the history was compacted away while
+    /// the reader was behind).
+    static func end(seq: UInt64, compacted: Bool) -> [UInt8] {
+        Array((#"{"end":true,"seq":\#(seq)"# + (compacted ? #","compacted":true}"# : "}") + "\n").utf8)
+    }
+}

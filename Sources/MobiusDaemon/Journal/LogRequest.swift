@@ -1,0 +1,17 @@
+/// A `log` request's argument (PROTOCOL.md 1.2): events after `since`, at most `limit`, and whether to keep
+/// streaming new ones.
+struct LogRequest: Sendable, Equatable {
+    var since: UInt64 = 0
+    var limit: UInt64?
+    var follow = false
+}
+
+/// A `log` stream as the loop answered it: what to send, for the control server to stream once the pass is out.
+struct LogStreamStart: Sendable, Equatable {
+    /// The first seq to send.
+    let from: UInt64
+    /// Without `follow`: the last seq to send (the head when the request was handled).
+    let stopAfter: UInt64?
+    /// At most this many events.
+    let limit: UInt64?
+}

@@ -1,0 +1,15 @@
+/// Where the control server's `log` streams get their items: the journal (memory for the newest records, the
+/// segment files for older ones) or, with `--ephemeral`, the in-memory window alone.
+protocol LogSource: AnyObject {
+    /// The last committed seq.
+    var committedSeq: UInt64 { get }
+    /// Appends lines for `from...through` (about `maxBytes`) from memory; returns the next seq, or `nil` when `from`
+    /// is not in memory.
+    func appendLines(from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]) -> UInt64?
+    /// Whether older records can be read from disk (`false` with `--ephemeral`).
+    var hasDisk: Bool { get }
+    /// Reads lines for `from...through` from disk on the read thread; `done` runs on the reactor thread.
+    func readLines(
+        from: UInt64, through: UInt64, maxBytes: Int, cursor: JournalReader.Cursor?,
+        done: @escaping (JournalReader.Chunk) -> Void)
+}

@@ -1,0 +1,67 @@
+/// The newest committed journal records, in memory and bounded in bytes: `log` readers at the head are served from
+/// here without touching the disk, and with `--ephemeral` this is all the history there is. Owned by the reactor
+/// thread.
+final class RecentRecords {
+    private struct Chunk {
+        let firstSeq: UInt64
+        let lastSeq: UInt64
+        /// Records in the journal's format.
+        let bytes: [UInt8]
+    }
+
+    private var chunks: [Chunk] = []
+    private var head = 0
+    private var bytes = 0
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The lowest seq held, or `nil` when empty.
+    var firstSeq: UInt64? { head < chunks.count ? chunks[head].firstSeq : nil }
+
+    /// Keeps a committed pass's records, dropping the oldest beyond the bound (the newest pass always stays).
+    func append(_ records: [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
+        guard limit > 0, !records.isEmpty else { return }
+        chunks.append(Chunk(firstSeq: firstSeq, lastSeq: lastSeq, bytes: records))
+        bytes += records.count
+        while bytes > limit, head < chunks.count - 1 {
+            bytes -= chunks[head].bytes.count
+            head += 1
+        }
+        if head > 64 && head * 2 > chunks.count {
+            chunks.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Appends log lines for seqs `from...through` to `output` until it has grown by about `maxBytes`. Returns the
+    /// next seq to send, or `nil` when `from` is older than what is held (read it from disk).
+    func appendLines(from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]) -> UInt64? {
+        guard let first = firstSeq, from >= first else { return nil }
+        guard from <= through else { return from }
+        var index = chunks.count - 1
+        while index > head && chunks[index].firstSeq > from { index -= 1 }
+        var next = from
+        let start = output.count
+        while index < chunks.count, next <= through, output.count - start < maxBytes {
+            let chunk = chunks[index]
+            if chunk.lastSeq >= next {
+                chunk.bytes.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count, next <= through, output.count - start < maxBytes {
+                        guard case .record(let record, let after) = JournalRecord.parse(raw, at: offset) else { return }
+                        if record.seq == next {
+                            LogLine.append(record, to: &output)
+                            next += 1
+                        }
+                        offset = after
+                    }
+                }
+            }
+            index += 1
+        }
+        return next
+    }
+}

@@ -1,0 +1,111 @@
+extension ControlServer {
+    /// The loop answered a `log` request: the stream starts after the reply, at the end of this round.
+    func startLog(_ id: ConnectionID, _ start: LogStreamStart) {
+        guard let connection = connections[id] else { return }
+        guard connection.logStream == nil else {
+            // One stream at a time per connection: the next starts when this one has ended.
+            connection.queuedLogStreams.append(start)
+            return
+        }
+        logStreams.connections.append(id)
+        connection.logStream = LogStream(start)
+        logStreams.due.append(id)
+    }
+
+    /// A pass was committed: streams waiting at the head go on.
+    func logCommitted() {
+        logStreams.due.append(contentsOf: logStreams.connections)
+    }
+
+    /// Runs the streams that are due (end of round, before writing).
+    func pumpDueLogStreams() {
+        guard !logStreams.due.isEmpty else { return }
+        let due = logStreams.due
+        logStreams.due.removeAll(keepingCapacity: true)
+        for id in due {
+            if let connection = connections[id] { pumpLog(connection) }
+        }
+    }
+
+    /// Appends log items to the connection's output while it is under half of `maxOutputBytes`: from memory when
+    /// the records are there, else through a read of the segment files on the read thread. A reader that falls
+    /// behind thus reads from disk, never from unbounded memory (PROTOCOL.md 1.5).
+    func pumpLog(_ connection: ClientConnection) {
+        guard var stream = connection.logStream, !stream.reading, connection.isOpen,
+            let source = logStreams.source
+        else { return }
+        let threshold = max(64 * 1024, settings.maxOutputBytes / 2)
+        var appended = false
+        defer {
+            if appended { markDirty(connection) }
+        }
+        while connection.pendingOutputBytes < threshold {
+            if stream.isFinished {
+                endLog(connection, at: stream.next &- 1, compacted: false)
+                appended = true
+                return
+            }
+            let through = stream.through(head: source.committedSeq)
+            guard stream.next <= through else { break }
+            let before = connection.output.count
+            let room = threshold - connection.pendingOutputBytes
+            if let next = source.appendLines(
+                from: stream.next, through: through, maxBytes: room, to: &connection.output)
+            {
+                stream.remaining = stream.remaining.map { $0 - (next - stream.next) }
+                stream.next = next
+                stream.cursor = nil
+                appended = appended || connection.output.count > before
+                continue
+            }
+            guard source.hasDisk else {
+                connection.logStream = stream
+                endLog(connection, at: stream.next &- 1, compacted: true)
+                appended = true
+                return
+            }
+            stream.reading = true
+            connection.logStream = stream
+            let id = connection.id
+            source.readLines(from: stream.next, through: through, maxBytes: room, cursor: stream.cursor) {
+                [weak self] chunk in
+                self?.logRead(id, chunk)
+            }
+            return
+        }
+        connection.logStream = stream
+    }
+
+    private func logRead(_ id: ConnectionID, _ chunk: JournalReader.Chunk) {
+        guard let connection = connections[id], var stream = connection.logStream else { return }
+        stream.reading = false
+        connection.output.append(contentsOf: chunk.lines)
+        stream.remaining = stream.remaining.map { $0 - (chunk.next - stream.next) }
+        stream.next = chunk.next
+        stream.cursor = chunk.cursor
+        connection.logStream = stream
+        markDirty(connection)
+        if let problem = chunk.problem {
+            log.error("log: cannot read the journal: \(problem)")
+            endLog(connection, at: stream.next &- 1, compacted: true)
+            return
+        }
+        if chunk.vanished {
+            endLog(connection, at: stream.next &- 1, compacted: true)
+            return
+        }
+        pumpLog(connection)
+    }
+
+    private func endLog(_ connection: ClientConnection, at seq: UInt64, compacted: Bool) {
+        connection.output.append(contentsOf: LogLine.end(seq: seq, compacted: compacted))
+        connection.logStream = nil
+        markDirty(connection)
+        if !connection.queuedLogStreams.isEmpty {
+            connection.logStream = LogStream(connection.queuedLogStreams.removeFirst())
+            logStreams.due.append(connection.id)
+            return
+        }
+        logStreams.connections.removeAll { $0 == connection.id }
+    }
+}

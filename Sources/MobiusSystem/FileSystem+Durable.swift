@@ -1,0 +1,39 @@
+internal import Glibc
+
+extension FileSystem {
+    /// Renames `source` to `destination` in one step, replacing what is there. The corresponding C function is
+    /// `rename`.
+    package static func rename(_ source: String, to destination: String) throws(SystemError) {
+        guard Glibc.rename(source, destination) == 0 else { throw SystemError.current("rename", destination) }
+    }
+
+    /// Makes a directory's entries (created, renamed, removed files) durable. The corresponding C functions are
+    /// `open` with `O_DIRECTORY` and `fsync`.
+    package static func synchronizeDirectory(_ path: String) throws(SystemError) {
+        let raw = retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard raw >= 0 else { throw SystemError.current("open", path) }
+        let fd = FileDescriptor(rawValue: raw)
+        defer { fd.close() }
+        try fd.synchronize()
+    }
+
+    /// Creates one directory with `mode`; returns `false` when something already exists at `path`. The
+    /// corresponding C function is `mkdir`.
+    @discardableResult
+    package static func makeDirectory(_ path: String, mode: UInt32) throws(SystemError) -> Bool {
+        if mkdir(path, mode_t(mode)) == 0 { return true }
+        if Glibc.errno == EEXIST { return false }
+        throw SystemError.current("mkdir", path)
+    }
+
+    /// The size of the file at `path` in bytes, or `nil` when nothing is there. The corresponding C function is
+    /// `stat`.
+    package static func fileSize(_ path: String) throws(SystemError) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if Glibc.errno == ENOENT { return nil }
+            throw SystemError.current("stat", path)
+        }
+        return Int64(info.st_size)
+    }
+}

@@ -1,0 +1,54 @@
+import MobiusJSON
+import MobiusSystem
+import Testing
+
+/// A journal that cannot be written (PROTOCOL.md 1.3 `StorageFailure`): the pass is undone, reads go on, and
+/// writing resumes in a new segment when it works again. The failure is real: the daemon runs under a file-size
+/// limit (RLIMIT_FSIZE, through prlimit), so its write fails with EFBIG (it ignores SIGXFSZ).
+@Suite("Journal: storage failure", .serialized, .timeLimit(.minutes(2)))
+struct JournalStorageFailureTests {
+    @Test func aFailedWriteRejectsThePassAndANewSegmentRecovers() throws {
+        guard DaemonSpawn.which("prlimit") != nil else { return }
+        let sandbox = JournalSandbox()
+        var daemon = try sandbox.start(launcher: ["prlimit", "--fsize=4096", "--"])
+        var client = try daemon.connect()
+        var acked: [Int64] = []
+        var failure: DaemonReply?
+        // Each record is 44 bytes: the first segment reaches the limit after about 90 events.
+        for _ in 0..<200 {
+            let reply = try client.request(#"{"type":"increment"}"#)
+            if reply.isAck {
+                acked.append(reply.seq!)
+                if failure != nil { break }
+            } else {
+                #expect(failure == nil, "only one pass fails before the new segment: \(reply)")
+                failure = reply
+            }
+        }
+        let failed = try #require(failure, "no write failed")
+        #expect(failed.errorCode == "StorageFailure", "\(failed)")
+        #expect(failed.errorMessage?.contains("File too large") == true, "\(failed)")
+        #expect(acked == Array(1...Int64(acked.count)), "the failed event took no seq")
+        #expect(try client.request("model").model == .number(JSONNumber(acked.count)), "reads are served")
+        let status = try client.request("status")
+        #expect(status["state"]?["storageFailures"] == 1, "\(status)")
+        #expect(daemon.standardError.contains("starts a new segment"), "\(daemon.standardError)")
+        #expect(sandbox.segments().count == 2)
+        client.close()
+        try daemon.terminate()
+        daemon = try sandbox.start()
+        client = try daemon.connect()
+        #expect(try client.request("model").model == .number(JSONNumber(acked.count)))
+        let log = try JournalSandbox.readLog(client)
+        #expect(log.items.compactMap { $0["seq"]?.int64Value } == acked)
+    }
+
+    @Test func anUnwritableStateDirectoryFailsStartUpClearly() throws {
+        let sandbox = JournalSandbox()
+        let run = try DaemonToolRun.run(
+            DaemonSpawn.mobiusdPath,
+            ["--socket", sandbox.socketPath, "--state-dir", "/proc/mobiusd-cannot-be-here/state"])
+        #expect(run.exit == .exited(1), "\(run)")
+        #expect(run.stderr.contains("cannot create the state directory /proc/mobiusd-cannot-be-here/state"), "\(run)")
+    }
+}
