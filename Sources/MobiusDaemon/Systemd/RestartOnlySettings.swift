@@ -17,6 +17,10 @@ enum RestartOnlySettings {
         compare("socket.group", old.socketGroup, new.socketGroup)
         compare("state.directory", old.config.stateDirectory, new.config.stateDirectory)
         compare("state.fsync", old.config.fsync, new.config.fsync)
+        compare("state.snapshotEvents", old.config.snapshotEvents, new.config.snapshotEvents)
+        compare("state.snapshotBytes", old.config.snapshotBytes, new.config.snapshotBytes)
+        compare("state.segmentBytes", old.config.segmentBytes, new.config.segmentBytes)
+        compare("state.logWindowBytes", old.config.logWindowBytes, new.config.logWindowBytes)
         return changed
     }
 }

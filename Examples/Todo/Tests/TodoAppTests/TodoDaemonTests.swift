@@ -34,7 +34,7 @@ struct TodoDaemonTests {
         let socket = directory.appendingPathComponent("todo.sock").path
         let daemon = Process()
         daemon.executableURL = Self.binaryDirectory.appendingPathComponent("todo-daemon")
-        daemon.arguments = ["--socket", socket]
+        daemon.arguments = ["--socket", socket, "--state-dir", directory.appendingPathComponent("state").path]
         let log = Pipe()
         daemon.standardError = log
         daemon.standardOutput = Pipe()
