@@ -1,7 +1,9 @@
 import MobiusSystem
 
-/// The daemon's log: lines on stderr, with sd-daemon `<N>` priority prefixes when stderr goes to the journal
-/// (JOURNAL_STREAM is set), else with a timestamp for people reading a terminal.
+/// The daemon's log. Under systemd (`JOURNAL_STREAM` names the stderr it is writing to) records go to journald's
+/// native socket with their priority and structured fields (`LogFields`), or, when that socket is missing, to stderr
+/// as lines with sd-daemon `<N>` priority prefixes; otherwise stderr gets lines with a timestamp and the level, for
+/// people.
 ///
 /// Nothing that logs ever waits for stderr: lines go into a bounded queue that a writer thread of its own drains
 /// (a full queue drops lines and says how many). Lines that clients or plugins can cause at will go through
@@ -24,38 +26,68 @@ final class DaemonLog: Sendable {
         }
     }
 
+    /// Where records go.
+    enum Style: Sendable, Equatable {
+        /// journald's native socket, with fields (`sd_journal_sendv`); stderr `<N>` lines if a send fails.
+        case journal
+        /// stderr lines with `<N>` prefixes, which journald's stream reads as priorities.
+        case journalStream
+        /// stderr lines with a timestamp and the level.
+        case plain
+    }
+
     let threshold: Level
+    let style: Style
     private let writer: LogWriter
 
     /// - Parameters:
     ///   - threshold: the least severe level written.
     ///   - destination: where lines go (stderr; tests use a pipe).
     ///   - limits: the queue bound and the rate limit of `limited`.
-    init(threshold: Level = .info, destination: FileDescriptor = .standardError, limits: LogWriter.Limits = .init()) {
+    ///   - style: how records are written; by default from `JOURNAL_STREAM` and the journal socket (`style(for:)`).
+    init(
+        threshold: Level = .info, destination: FileDescriptor = .standardError, limits: LogWriter.Limits = .init(),
+        style: Style? = nil
+    ) {
         self.threshold = threshold
-        let journal = SystemProcess.environment("JOURNAL_STREAM") != nil
-        self.writer = LogWriter(destination: destination, limits: limits) { level, message in
-            DaemonLog.format(level, message, journal: journal)
+        let style = style ?? Self.style(for: destination)
+        self.style = style
+        let record: (@Sendable (Level, String, LogFields?) -> [String])? =
+            style == .journal ? DaemonLog.journalRecord : nil
+        self.writer = LogWriter(destination: destination, limits: limits, journalRecord: record) { level, message in
+            DaemonLog.format(level, message, journal: style != .plain)
         }
     }
 
-    func error(_ message: @autoclosure () -> String) { write(.error, message()) }
-    func warning(_ message: @autoclosure () -> String) { write(.warning, message()) }
-    func notice(_ message: @autoclosure () -> String) { write(.notice, message()) }
-    func info(_ message: @autoclosure () -> String) { write(.info, message()) }
-    func debug(_ message: @autoclosure () -> String) { write(.debug, message()) }
+    /// `journal` when `JOURNAL_STREAM` names `destination` (systemd connected it to the journal; a child that
+    /// inherited the variable with another stderr does not match) and journald's socket exists, `journalStream` when
+    /// only the first holds, else `plain`.
+    static func style(for destination: FileDescriptor) -> Style {
+        guard let stream = SystemProcess.environment("JOURNAL_STREAM"), !stream.isEmpty,
+            stream == destination.deviceAndInode
+        else { return .plain }
+        return JournalSender.isAvailable ? .journal : .journalStream
+    }
+
+    func error(_ message: @autoclosure () -> String, fields: LogFields? = nil) { write(.error, message(), fields) }
+    func warning(_ message: @autoclosure () -> String, fields: LogFields? = nil) { write(.warning, message(), fields) }
+    func notice(_ message: @autoclosure () -> String, fields: LogFields? = nil) { write(.notice, message(), fields) }
+    func info(_ message: @autoclosure () -> String, fields: LogFields? = nil) { write(.info, message(), fields) }
+    func debug(_ message: @autoclosure () -> String, fields: LogFields? = nil) { write(.debug, message(), fields) }
 
     /// Queues a line; never blocks.
-    func write(_ level: Level, _ message: String) {
+    func write(_ level: Level, _ message: String, _ fields: LogFields? = nil) {
         guard level <= threshold else { return }
-        writer.enqueue(level, message, category: nil)
+        writer.enqueue(level, message, category: nil, fields: fields)
     }
 
     /// Queues a line that a client or plugin can cause at will: the first few per `category` in each window are
     /// written, the rest counted and reported in one summary line when the window ends.
-    func limited(_ category: String, _ level: Level, _ message: @autoclosure () -> String) {
+    func limited(
+        _ category: String, _ level: Level, _ message: @autoclosure () -> String, fields: LogFields? = nil
+    ) {
         guard level <= threshold else { return }
-        writer.enqueue(level, message(), category: category)
+        writer.enqueue(level, message(), category: category, fields: fields)
     }
 
     /// Waits (at most `timeoutNanoseconds`) until every queued line has been written; for exit.
@@ -63,16 +95,38 @@ final class DaemonLog: Sendable {
         writer.flush(timeoutNanoseconds: timeoutNanoseconds)
     }
 
-    /// One log line: `<N>message` for the journal, `timestamp level message` for people.
+    /// One journal record: the message, its priority, `SYSLOG_IDENTIFIER=mobiusd` and the structured fields.
+    static func journalRecord(_ level: Level, _ message: String, _ fields: LogFields?) -> [String] {
+        ["MESSAGE=\(message)", "PRIORITY=\(level.rawValue)", "SYSLOG_IDENTIFIER=mobiusd"]
+            + (fields?.journalFields ?? [])
+    }
+
+    /// One log line: `<N>message` for the journal, `timestamp level message` for people. Line breaks in the
+    /// message are written as `\n` (and `\r`), so a message (a plugin's, a client's) can never start a line of its
+    /// own, with a priority prefix of its choosing.
     static func format(_ level: Level, _ message: String, journal: Bool) -> [UInt8] {
+        let text = oneLine(message)
         let line: String
         if journal {
-            line = "<\(level.rawValue)>\(message)\n"
+            line = "<\(level.rawValue)>\(text)\n"
         } else {
             let (seconds, nanoseconds) = SystemProcess.wallClock()
-            line =
-                "\(RFC3339.format(seconds: seconds, nanoseconds: nanoseconds, fractionDigits: 3)) \(level) \(message)\n"
+            line = "\(RFC3339.format(seconds: seconds, nanoseconds: nanoseconds, fractionDigits: 3)) \(level) \(text)\n"
         }
         return Array(line.utf8)
+    }
+
+    /// `message` with `\n` and `\r` written as two characters each.
+    static func oneLine(_ message: String) -> String {
+        guard message.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return message }
+        var escaped = ""
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 }

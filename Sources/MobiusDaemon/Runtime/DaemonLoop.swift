@@ -251,7 +251,8 @@ final class DaemonLoop<Model, Event, Effect> {
         for rejection in work.unansweredRejections {
             stats.sourceEventsRejected.add(1, ordering: .relaxed)
             log.limited(
-                "event rejected", .warning, "event from \(rejection.source.rawValue) rejected: \(rejection.message)")
+                "event rejected", .warning, "event from \(rejection.source.rawValue) rejected: \(rejection.message)",
+                fields: LogFields(source: rejection.source.rawValue))
         }
         sink?.deliver(work.outputs)
         work.outputs.removeAll(keepingCapacity: work.outputs.capacity <= 65_536)

@@ -96,7 +96,8 @@ final class DaemonRuntime<Model, Event, Effect> {
         } catch {
             stats.sourceEventsRejected.add(1, ordering: .relaxed)
             log.limited(
-                "event rejected", .warning, "event from timer rejected: \(EventRejection.message(for: error))")
+                "event rejected", .warning, "event from timer rejected: \(EventRejection.message(for: error))",
+                fields: LogFields(source: EventSourceKind.timer.rawValue))
         }
     }
 

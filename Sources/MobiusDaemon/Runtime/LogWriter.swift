@@ -24,11 +24,21 @@ final class LogWriter: @unchecked Sendable {
         var lastSuppressed = ""
     }
 
+    /// One queued line: the bytes for stderr, or (journal style) the journal record, with the stderr line made from
+    /// `level` and `message` only if journald does not take the record.
+    private struct Entry {
+        var bytes: [UInt8]
+        var record: [String]?
+        var level: DaemonLog.Level
+        var message: String
+    }
+
     private let destination: FileDescriptor
     private let limits: Limits
     private let format: @Sendable (DaemonLog.Level, String) -> [UInt8]
+    private let journalRecord: (@Sendable (DaemonLog.Level, String, LogFields?) -> [String])?
     private let condition = ThreadCondition()
-    private var lines: [[UInt8]] = []
+    private var lines: [Entry] = []
     private var dropped = 0
     private var categories: [String: Category] = [:]
     /// When the earliest window with held-back lines ends (its summary is due).
@@ -36,17 +46,23 @@ final class LogWriter: @unchecked Sendable {
     private var writing = false
     private var started = false
 
+    /// - Parameters:
+    ///   - journalRecord: when given, each line is sent to journald as the record this makes, and written to
+    ///     `destination` with `format` only when journald does not take it.
+    ///   - format: a line's bytes for `destination`.
     init(
         destination: FileDescriptor, limits: Limits,
+        journalRecord: (@Sendable (DaemonLog.Level, String, LogFields?) -> [String])? = nil,
         format: @escaping @Sendable (DaemonLog.Level, String) -> [UInt8]
     ) {
         self.destination = destination
         self.limits = limits
+        self.journalRecord = journalRecord
         self.format = format
     }
 
     /// Queues a line (formatted here, on the caller's thread); never blocks.
-    func enqueue(_ level: DaemonLog.Level, _ message: String, category: String?) {
+    func enqueue(_ level: DaemonLog.Level, _ message: String, category: String?, fields: LogFields? = nil) {
         let startWriter = condition.withLock { () -> Bool in
             if let category {
                 // Read under the lock: a `now` read before it could be older than a window another thread has just
@@ -73,7 +89,7 @@ final class LogWriter: @unchecked Sendable {
                 dropped += 1
                 return false
             }
-            lines.append(format(level, message))
+            lines.append(entry(level, message, fields))
             defer { started = true }
             return !started
         }
@@ -104,9 +120,17 @@ final class LogWriter: @unchecked Sendable {
         }
     }
 
+    /// A queue entry: a journal record, or the formatted line.
+    private func entry(_ level: DaemonLog.Level, _ message: String, _ fields: LogFields? = nil) -> Entry {
+        if let journalRecord {
+            return Entry(bytes: [], record: journalRecord(level, message, fields), level: level, message: message)
+        }
+        return Entry(bytes: format(level, message), record: nil, level: level, message: message)
+    }
+
     private func run() {
         while true {
-            let batch = condition.withLock { () -> [[UInt8]] in
+            let batch = condition.withLock { () -> [Entry] in
                 writing = false
                 condition.broadcast()
                 while lines.isEmpty && dropped == 0 {
@@ -122,7 +146,7 @@ final class LogWriter: @unchecked Sendable {
                     }
                 }
                 if dropped > 0 {
-                    lines.append(format(.warning, "\(dropped) log lines dropped: the log could not keep up"))
+                    lines.append(entry(.warning, "\(dropped) log lines dropped: the log could not keep up"))
                     dropped = 0
                 }
                 writing = true
@@ -130,7 +154,12 @@ final class LogWriter: @unchecked Sendable {
                 return lines
             }
             for line in batch {
-                try? destination.writeAll(line)
+                if let record = line.record {
+                    if JournalSender.send(record) { continue }
+                    try? destination.writeAll(format(line.level, line.message))
+                } else {
+                    try? destination.writeAll(line.bytes)
+                }
             }
         }
     }
@@ -154,7 +183,7 @@ final class LogWriter: @unchecked Sendable {
         guard state.suppressed > 0 else { return }
         let seconds = limits.windowNanoseconds / 1_000_000_000
         lines.append(
-            format(
+            entry(
                 state.level,
                 "\(state.suppressed) more \"\(name)\" lines held back in \(seconds) s; the last: \(state.lastSuppressed)"
             ))

@@ -21,7 +21,8 @@ final class SystemdNotifier: Sendable {
         let result = sd_notify(0, assignments)
         if result < 0 {
             let error = SystemError(errno: -result, operation: "sd_notify", subject: "NOTIFY_SOCKET")
-            log.limited("sd_notify", .warning, "cannot tell systemd \"\(assignments.prefix(40))\": \(error)")
+            let what = assignments.prefix { $0 != "\n" }
+            log.limited("sd_notify", .warning, "cannot tell systemd \(what): \(error)")
         }
     }
 

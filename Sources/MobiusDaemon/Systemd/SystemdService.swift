@@ -51,7 +51,7 @@ final class SystemdService {
         shown = figures()
         shownAt = SystemProcess.monotonicNanoseconds()
         notifier.ready(status: statusLine(shown))
-        log.notice("ready")
+        log.notice("ready", fields: LogFields(seq: shown.seq))
     }
 
     /// End of a reactor round: when the figures changed, `STATUS=` is updated, at most once per

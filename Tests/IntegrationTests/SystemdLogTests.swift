@@ -1,0 +1,81 @@
+import MobiusSystem
+import Testing
+
+/// Issue #7, logging: under systemd records go to journald's native socket with priority and fields, or to stderr
+/// with `<N>` prefixes when that socket is missing; a `JOURNAL_STREAM` that is not the daemon's stderr, or none,
+/// gives timestamped lines with levels; `--log-level` filters all of them. journald is played by a socket the test
+/// owns, mounted into the daemon's private mount namespace (`unshare`, which the tests can use as root).
+@Suite(
+    .serialized, .timeLimit(.minutes(2)),
+    .enabled(if: DaemonSpawn.which("unshare") != nil, "unshare (util-linux) is missing"))
+struct SystemdLogTests {
+    static func start(
+        scratch: DaemonScratch, launcher: [String], arguments: [String] = []
+    ) throws -> (DaemonProcess, NotifyListener) {
+        let notify = try NotifyListener(scratch: scratch)
+        var environment = SystemProcess.environmentVariables()
+        environment["JOURNAL_STREAM"] = nil
+        environment["NOTIFY_SOCKET"] = notify.path
+        let daemon = try DaemonProcess(
+            scratch: scratch, arguments: ["--ephemeral", "--socket", scratch.file("x.sock")] + arguments,
+            socketPath: scratch.file("x.sock"), launcher: launcher, environment: environment, waitForSocket: false)
+        try notify.next("READY", "1")
+        return (daemon, notify)
+    }
+
+    @Test(
+        "with journald's socket: records carry MESSAGE, PRIORITY, SYSLOG_IDENTIFIER and the fields; stderr stays empty")
+    func nativeJournal() throws {
+        let scratch = DaemonScratch()
+        let journal = try JournalListener(scratch: scratch)
+        let (daemon, _) = try Self.start(
+            scratch: scratch, launcher: JournalListener.launcher(journalDirectory: journal.directory))
+        let ready = try journal.next { $0["MESSAGE"] == "ready" }
+        #expect(ready["PRIORITY"] == "5")
+        #expect(ready["SYSLOG_IDENTIFIER"] == "mobiusd")
+        #expect(ready["MOBIUSD_SEQ"] == "0")
+        #expect(try daemon.terminate() == .exited(0))
+        try journal.next { $0["MESSAGE"] == "stopped" }
+        #expect(!daemon.standardError.contains("ready"), "\(daemon.standardError)")
+    }
+
+    @Test("--log-level warning keeps notices out of the journal and lets errors through")
+    func levelFilter() throws {
+        let scratch = DaemonScratch()
+        let journal = try JournalListener(scratch: scratch)
+        scratch.write("mobiusd.json", #"{"update":{"builtin":"counter"}}"#)
+        let (daemon, notify) = try Self.start(
+            scratch: scratch, launcher: JournalListener.launcher(journalDirectory: journal.directory),
+            arguments: ["--config", scratch.file("mobiusd.json"), "--log-level", "warning"])
+        scratch.write("mobiusd.json", "{broken")
+        daemon.send(signal: 1)
+        try notify.next("RELOADING", "1")
+        let refused = try journal.next { $0["MESSAGE"]?.hasPrefix("reload refused") == true }
+        #expect(refused["PRIORITY"] == "3")
+        #expect(try daemon.terminate() == .exited(0))
+        #expect(!journal.records.contains { $0["PRIORITY"] == "5" || $0["PRIORITY"] == "6" }, "\(journal.records)")
+    }
+
+    @Test("JOURNAL_STREAM on stderr but no journald socket: <N>-prefixed lines on stderr")
+    func streamPrefixes() throws {
+        let scratch = DaemonScratch()
+        let (daemon, notify) = try Self.start(
+            scratch: scratch, launcher: JournalListener.launcher(journalDirectory: nil))
+        #expect(try daemon.terminate() == .exited(0))
+        try notify.next("STOPPING", "1")
+        let lines = daemon.standardError.split(separator: "\n")
+        #expect(lines.contains("<5>ready"), "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
+    }
+
+    @Test("a JOURNAL_STREAM that is not the daemon's stderr gives timestamped lines with levels")
+    func inheritedStreamIgnored() throws {
+        let scratch = DaemonScratch()
+        let (daemon, notify) = try Self.start(scratch: scratch, launcher: ["/usr/bin/env", "JOURNAL_STREAM=1:2"])
+        #expect(try daemon.terminate() == .exited(0))
+        try notify.next("STOPPING", "1")
+        let ready = daemon.standardError.split(separator: "\n").first { $0.hasSuffix(" notice ready") }
+        let line = try #require(ready, "\(daemon.standardError)")
+        #expect(line.first?.isNumber == true && line.contains("T") && line.contains("Z notice"), "\(line)")
+    }
+}

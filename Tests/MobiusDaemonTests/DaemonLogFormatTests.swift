@@ -1,0 +1,36 @@
+import Testing
+
+@testable import MobiusDaemon
+
+/// The logger's formats: `<N>` lines for the journal's stream, timestamped lines for people, journal records with
+/// fields; a message can never break out of its line.
+@Suite("Log formats")
+struct DaemonLogFormatTests {
+    @Test("a journal-stream line is <priority>message; line breaks in the message are escaped")
+    func streamLine() {
+        #expect(DaemonLog.format(.warning, "disk full", journal: true) == Array("<4>disk full\n".utf8))
+        let hostile = DaemonLog.format(.info, "plugin says hi\n<0>fake emergency\r", journal: true)
+        #expect(String(decoding: hostile, as: UTF8.self) == "<6>plugin says hi\\n<0>fake emergency\\r\n")
+    }
+
+    @Test("a line for people has an RFC 3339 UTC timestamp with milliseconds and the level")
+    func plainLine() {
+        let line = String(decoding: DaemonLog.format(.notice, "ready", journal: false), as: UTF8.self)
+        let parts = line.split(separator: " ")
+        #expect(parts.count == 3 && parts[1] == "notice" && parts[2] == "ready\n", "\(line)")
+        #expect(parts[0].count == 24 && parts[0].hasSuffix("Z") && parts[0].contains("T"), "\(line)")
+    }
+
+    @Test("a journal record carries message, priority, identifier and only the fields that are set")
+    func journalRecord() {
+        let record = DaemonLog.journalRecord(.error, "two\nlines", LogFields(plugin: "sound", seq: 42))
+        #expect(
+            record == [
+                "MESSAGE=two\nlines", "PRIORITY=3", "SYSLOG_IDENTIFIER=mobiusd", "MOBIUSD_PLUGIN=sound",
+                "MOBIUSD_SEQ=42",
+            ])
+        #expect(LogFields(source: "dbus").journalFields == ["MOBIUSD_SOURCE=dbus"])
+        #expect(DaemonLog.journalRecord(.info, "x", nil).count == 3)
+    }
+
+}
