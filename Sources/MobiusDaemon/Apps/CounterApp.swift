@@ -5,15 +5,24 @@ import MobiusJSON
 ///
 /// Model: a 64-bit integer (default 0). Events: `{"type":"increment"}` and `{"type":"decrement"}`; anything else
 /// is rejected with `InvalidEvent`, and so is an increment at the largest 64-bit integer (the counter never
-/// wraps). Decrementing at 0 (or below, for a negative starting model) leaves the model alone and emits the
-/// built-in effect `{"type":"mobiusd.log","level":"notice","message":"…"}` (the README's "play a sound"), which
-/// the daemon logs.
+/// wraps). Decrementing at 0 (or below, for a negative starting model) leaves the model alone and emits the effect
+/// `{"type":"beep"}` (the README's "play a sound"). The bundled `mobiusd-beep` plugin handles it when it is
+/// installed next to `mobiusd` or on PATH; otherwise it becomes a built-in log line.
 public enum CounterApp {
     /// The counter under its default name, `counter`.
     public static func make() -> DaemonApp<JSONValue, JSONValue, JSONValue> {
         var app = DaemonApp.json(
             name: "counter", model: 0, update: update, validate: validate, validateModel: validateModel)
         app.exampleEvent = ["type": "increment"]
+        app.bundledPlugins = [("beep", "mobiusd-beep")]
+        app.effectFallbacks = [
+            "beep": { _ in
+                [
+                    "type": "mobiusd.log", "level": "notice",
+                    "message": "counter: decrement at 0 ignored (beep; install mobiusd-beep to hear it)",
+                ]
+            }
+        ]
         app.modelDepth = .boundedByApp  // a number
         return app
     }
@@ -29,12 +38,7 @@ public enum CounterApp {
         case "decrement" where count > 0:
             return .next(.number(JSONNumber(count - 1)))
         case "decrement":
-            return .dispatchEffects([
-                [
-                    "type": "mobiusd.log", "level": "notice",
-                    "message": "counter: decrement at 0 ignored (the README counter would beep here)",
-                ]
-            ])
+            return .dispatchEffects([["type": "beep"]])
         default:
             return .noChange
         }

@@ -37,6 +37,13 @@ public struct DaemonConfig: Sendable {
         public var onError: JSONValue?
         /// The restart policy, from `restart`; defaults as in `Restart`.
         public var restart = Restart()
+        /// Seconds the `initialize` handshake may take, from `startTimeout`; default 10.
+        public var startTimeout: Double = 10
+        /// Longest line the plugin may write on stdout, from `maxLineBytes`; default 16 MiB.
+        public var maxLineBytes = 16 << 20
+        /// Most effects waiting in the host while `concurrency` are in flight or the plugin restarts, from
+        /// `maxQueued`; default 4096. Past it an effect fails at once (`Unavailable`).
+        public var maxQueued = 4096
     }
 
     /// A plugin's restart policy.
@@ -252,6 +259,9 @@ public struct DaemonConfig: Sendable {
         plugin.timeout = try section.seconds("timeout", range: Self.effectTimeoutRange) ?? plugin.timeout
         plugin.concurrency = try section.integer("concurrency", range: 1...100_000) ?? plugin.concurrency
         plugin.maxBatch = try section.integer("maxBatch", range: 1...65_536) ?? plugin.maxBatch
+        plugin.startTimeout = try section.seconds("startTimeout", range: Self.effectTimeoutRange) ?? plugin.startTimeout
+        plugin.maxLineBytes = try section.integer("maxLineBytes", range: 1024...(1 << 30)) ?? plugin.maxLineBytes
+        plugin.maxQueued = try section.integer("maxQueued", range: 1...1_000_000) ?? plugin.maxQueued
         plugin.user = try section.string("user")
         plugin.group = try section.string("group")
         if let onError = section.value("onError") {

@@ -4,8 +4,8 @@ import MobiusJSON
 ///
 /// - `mobiusd.log`: `{"type":"mobiusd.log","message":"text","level":"info"}` writes a log line (levels: error,
 ///   warning, notice, info, debug; default info).
-/// - `mobiusd.after`: `{"type":"mobiusd.after","seconds":S,"event":E}` delivers `E` to the loop after `S` seconds
-///   (0 to 31,536,000), as an event from a timer. At most `maxPendingTimers` wait at once; timers still pending
+/// - `mobiusd.after`: `{"type":"mobiusd.after","ms":N,"event":E}` delivers `E` to the loop after `N` milliseconds
+///   (or `"seconds":S`; at most a year), as an event from a timer. At most `maxPendingTimers` wait at once; timers still pending
 ///   at shutdown are dropped.
 final class BuiltinEffects {
     /// Why a built-in effect could not be carried out.
@@ -38,10 +38,19 @@ final class BuiltinEffects {
             log.write(level, message)
             return true
         case "mobiusd.after":
-            guard let seconds = effect["seconds"]?.doubleValue, seconds.isFinite, seconds >= 0,
-                seconds <= Self.maxDelaySeconds
-            else {
-                throw Failure(description: "mobiusd.after needs \"seconds\" from 0 to \(Int(Self.maxDelaySeconds))")
+            let seconds: Double
+            if let milliseconds = effect["ms"]?.doubleValue {
+                seconds = milliseconds / 1000
+            } else if let given = effect["seconds"]?.doubleValue {
+                seconds = given
+            } else {
+                seconds = .nan
+            }
+            guard seconds.isFinite, seconds >= 0, seconds <= Self.maxDelaySeconds else {
+                throw Failure(
+                    description:
+                        "mobiusd.after needs \"ms\" from 0 to \(Int(Self.maxDelaySeconds * 1000)) (or \"seconds\" from 0 to \(Int(Self.maxDelaySeconds)))"
+                )
             }
             guard let event = effect["event"] else { throw Failure(description: "mobiusd.after needs an \"event\"") }
             guard pendingTimers < Self.maxPendingTimers else {

@@ -26,6 +26,14 @@ public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
     let codec: DaemonCodec<Model, Event, Effect>
     /// How the daemon keeps the model within JSON's nesting limit.
     var modelDepth: ModelDepthCheck
+    /// The plugin that is the app's update (`{"update":{"plugin":NAME}}`); `nil` when `update` is Swift.
+    var updatePlugin: String?
+    /// Plugins the app uses when they are installed (next to the daemon's executable or on PATH), by plugin name:
+    /// run only for the embedded default app, which has no config file to name them.
+    var bundledPlugins: [(name: String, program: String)] = []
+    /// What an effect becomes when no handler claims its key: a built-in effect (e.g. a log line standing in for
+    /// a bundled plugin that is not installed), by routing key.
+    var effectFallbacks: [String: @Sendable (JSONValue) -> JSONValue] = [:]
 
     init(
         name: String,

@@ -5,8 +5,12 @@ import MobiusSystem
 extension DaemonLoop {
     /// Computes a pass over `inputs` from the committed state, in order, without touching anything outside the
     /// returned value.
-    func compute(_ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode) -> PassWork<Model, Effect> {
+    func compute(
+        _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
+        prepared: PreparedOutcomes<Model, Effect>? = nil
+    ) -> PassWork<Model, Effect> {
         var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
+        work.prepared = prepared
         work.outputs = takeSpareOutputs()
         let recording = commitHook != nil
         for index in inputs.indices {
@@ -42,7 +46,11 @@ extension DaemonLoop {
     ) {
         let next: Next<Model, Effect>
         do {
-            next = try app.update(work.state.model, event)
+            if let prepared = work.prepared {
+                next = try prepared.next()
+            } else {
+                next = try app.update(work.state.model, event)
+            }
         } catch {
             reject(.invalidEvent, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
             return

@@ -44,6 +44,12 @@ final class DaemonLoop<Model, Event, Effect> {
     /// The journal's hook between computing and committing a pass; `nil` commits at once.
     var commitHook: (any PassCommitHook)?
     @exclusivity(unchecked) private var committing = false
+    /// An update computed elsewhere (an update plugin); `nil` calls the app's update in the pass.
+    var externalUpdate: ExternalUpdate<Model, Event, Effect>?
+    /// Set while an external update computes a pass's outcomes, or `initiate` has not answered yet.
+    @exclusivity(unchecked) private var preparing = false
+    /// Whether `start` has finished: no pass runs before the app's initiate has.
+    @exclusivity(unchecked) private(set) var started = false
     /// Effects run through this once their pass is committed.
     var dispatcher: EffectDispatcher<Model, Event, Effect>?
     /// Whether nothing is kept on disk (`--ephemeral`), for `hello`.
@@ -151,12 +157,36 @@ final class DaemonLoop<Model, Event, Effect> {
 
     // MARK: - Start
 
-    /// Runs the app's initiate on the model and dispatches its effects.
-    func start() {
-        guard let initiate = app.initiate else { return }
-        let first = initiate(state.model)
+    /// Runs the app's initiate on the model and dispatches its effects; passes run from then on. With an external
+    /// update, initiate answers later; `done` is called once it has.
+    func start(then done: @escaping () -> Void = {}) {
+        if let externalUpdate {
+            preparing = true
+            externalUpdate.initiate(state.model) { [self] outcome in
+                preparing = false
+                switch outcome {
+                case .success(let first): begin(with: first)
+                case .failure(let unavailable):
+                    log.error("initiate: \(unavailable.message); starting from the model as it is, without effects")
+                    started = true
+                }
+                done()
+                requestAnotherRound()
+            }
+            return
+        }
+        if let initiate = app.initiate {
+            begin(with: initiate(state.model))
+        } else {
+            started = true
+        }
+        done()
+    }
+
+    private func begin(with first: First<Model, Effect>) {
         state.model = first.model
         state.modelJSON = nil
+        started = true
         dispatcher?.dispatch(first.effects, trace: nil)
     }
 
@@ -165,14 +195,14 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Whether inputs wait for a pass.
     var hasQueuedInputs: Bool { !queue.isEmpty || inboxesWithItems }
 
-    /// Whether a pass is waiting for its commit.
-    var isCommitting: Bool { committing }
+    /// Whether a pass is waiting for its commit or for its outcomes, or the loop has not started.
+    var isCommitting: Bool { committing || preparing || !started }
 
     /// Runs passes over the queue until it is empty, a commit is pending, or the round's share is used up.
     func runPasses() {
         var passes = 0
         drainInboxes()
-        while !queue.isEmpty && !committing {
+        while !queue.isEmpty && !committing && !preparing && started {
             guard passes < Self.maxPassesPerRound else {
                 requestAnotherRound()
                 return
@@ -196,7 +226,51 @@ final class DaemonLoop<Model, Event, Effect> {
         var inputs: [PassInput<Event>] = []
         swap(&inputs, &spareQueue)
         swap(&inputs, &queue)
-        var work = compute(inputs, mode: .normal)
+        if let externalUpdate, let segments = Self.eventSegments(inputs) {
+            preparing = true
+            externalUpdate.prepare(state.model, segments) { [self] outcome in
+                preparing = false
+                switch outcome {
+                case .success(let outcomes):
+                    commit(inputs, work: compute(inputs, mode: .normal, prepared: PreparedOutcomes(outcomes)))
+                case .failure(let unavailable):
+                    var rejected = compute(inputs, mode: .rejectingEvents(.unavailable, unavailable.message))
+                    finish(&rejected)
+                    recycle(&inputs)
+                }
+                requestAnotherRound()
+            }
+            return
+        }
+        commit(inputs, work: compute(inputs, mode: .normal))
+    }
+
+    /// The pass's events split where the pass reads the model between two of them (`model`, `subscribe`), or
+    /// `nil` when the pass has no event.
+    static func eventSegments(_ inputs: [PassInput<Event>]) -> [[Event]]? {
+        var segments: [[Event]] = []
+        var current: [Event] = []
+        for input in inputs {
+            switch input {
+            case .event(let event, _, _, _):
+                current.append(event)
+            case .request(.model, _), .request(.subscribe, _):
+                if !current.isEmpty {
+                    segments.append(current)
+                    current = []
+                }
+            default:
+                break
+            }
+        }
+        if !current.isEmpty { segments.append(current) }
+        return segments.isEmpty ? nil : segments
+    }
+
+    /// Hands a computed pass to the commit hook (if any) and finishes it.
+    private func commit(_ passInputs: [PassInput<Event>], work computed: PassWork<Model, Effect>) {
+        var inputs = passInputs
+        var work = computed
         guard let hook = commitHook else {
             finish(&work)
             recycle(&inputs)

@@ -21,6 +21,10 @@ final class DaemonRuntime<Model, Event, Effect> {
     var reloader: ConfigReloader<Model, Event, Effect>?
     private let signalHandler: SignalHandler
     private var dispatcher: EffectDispatcher<Model, Event, Effect>?
+    let plugins: PluginHost
+    /// Why start-up failed after the reactor began (a plugin routing conflict); the daemon then exits non-zero.
+    private(set) var startProblem: String?
+    private var stoppingPlugins = false
     private var stopping = false
     private var stopDeadline: UInt64 = .max
     /// Events from Swift effect handlers running on other threads (async routes, routes on a queue).
@@ -35,7 +39,7 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     init(
         app: DaemonApp<Model, Event, Effect>, listener: FileDescriptor, signals: SignalFD, settings: ServerSettings,
-        log: DaemonLog, stats: DaemonStats, epoch: String
+        log: DaemonLog, stats: DaemonStats, epoch: String, plugins specs: [PluginSpec] = []
     ) throws(SystemError) {
         let reactor = try Reactor()
         let worker = BlockingWorker(name: "mobiusd-worker")
@@ -51,6 +55,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             loop: loop.port, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker,
             parser: parser)
         self.signalHandler = SignalHandler(signals: signals)
+        self.plugins = PluginHost(specs: specs, reactor: reactor, log: log)
         let waker = reactor.waker
         let loopRef = ReactorBound(value: loop)
         effectInbox = EventInbox(kind: .effect, capacity: 4096, policy: .block) {
@@ -80,7 +85,9 @@ final class DaemonRuntime<Model, Event, Effect> {
                 inbox.post(event)
             }
         }
+        dispatcher?.plugins = plugins
         loop.dispatcher = dispatcher
+        wirePlugins(app: app)
         signalHandler.onSignal = { [unowned self] signal in handle(signal) }
         reactor.atEndOfEachRound { [unowned self] in endOfRound() }
         systemd = SystemdService(reactor: reactor, log: log, app: app.name) { [unowned self] in
@@ -101,9 +108,62 @@ final class DaemonRuntime<Model, Event, Effect> {
         }
     }
 
+    private func wirePlugins(app: DaemonApp<Model, Event, Effect>) {
+        let loop = self.loop
+        let stats = self.stats
+        let log = self.log
+        plugins.room = { loop.room > 0 }
+        plugins.whenRoom = { loop.notifyWhenRoom($0) }
+        plugins.deliver = { json, runner in
+            do {
+                let event = try loop.app.codec.decodeEvent(json)
+                loop.enqueue(.event(event, json: json, source: .plugin, ticket: nil))
+            } catch {
+                stats.sourceEventsRejected.add(1, ordering: .relaxed)
+                log.limited(
+                    "event rejected", .warning,
+                    "event from plugin \(runner.name) rejected: \(EventRejection.message(for: error))")
+            }
+        }
+        if let name = app.updatePlugin, let runner = plugins.runner(named: name) {
+            loop.externalUpdate =
+                PluginUpdateDriver(runner: runner, log: log).externalUpdate as? ExternalUpdate<Model, Event, Effect>
+        }
+    }
+
+    /// Starts the plugins, then the loop once every plugin has settled its first start.
+    private func startPluginsThenLoop() {
+        // READY=1 waits until every plugin has settled its first start and the app's initiate has run.
+        let hold = readiness.hold("plugins")
+        plugins.start { [unowned self] problems in
+            var problems = problems
+            if let name = loop.app.updatePlugin, let runner = plugins.runner(named: name),
+                runner.state == .running && !runner.handlesUpdate
+            {
+                problems.append("plugin \(name) is the app's update but did not answer \"update\": true")
+            }
+            guard problems.isEmpty else {
+                startProblem = problems.joined(separator: "; ")
+                stopping = true
+                server.beginShutdown()
+                stopPlugins()
+                hold.release()
+                return
+            }
+            loop.start { hold.release() }
+        }
+    }
+
+    /// Shuts the plugins down once, then ends the reactor.
+    private func stopPlugins() {
+        guard !stoppingPlugins else { return }
+        stoppingPlugins = true
+        plugins.stop { [unowned reactor] in reactor.stop() }
+    }
+
     /// Runs the reactor on the calling thread until shutdown has finished.
     func run() throws(SystemError) {
-        loop.start()
+        startPluginsThenLoop()
         systemd.start(readiness: readiness)
         readiness.open()
         try reactor.run()
@@ -121,7 +181,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         if loop.hasQueuedInputs && !loop.isCommitting { reactor.requestAnotherRound() }
         guard stopping else { return }
         let idle = !loop.hasQueuedInputs && !loop.isCommitting && server.batchesOut == 0 && server.finishedFlushing
-        if idle || SystemProcess.monotonicNanoseconds() >= stopDeadline { reactor.stop() }
+        if idle || SystemProcess.monotonicNanoseconds() >= stopDeadline { stopPlugins() }
     }
 
     private func handle(_ signal: SignalFD.Signal) {
@@ -146,7 +206,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         refreshResidentSize()
         return [
             ("connections", .number(JSONNumber(server.connectionCount))),
-            ("plugins", .object([:])),
+            ("plugins", plugins.statusJSON),
             ("dbus", .object([:])),
             ("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))),
         ]

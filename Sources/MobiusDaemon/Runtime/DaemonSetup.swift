@@ -14,6 +14,8 @@ struct DaemonSetup<Model, Event, Effect> {
     let isPrivateFallback: Bool
     let settings: ServerSettings
     let socketGroup: UInt32?
+    /// The plugins to run, resolved (program found, environment and account decided).
+    let plugins: [PluginSpec]
 
     init(
         config: DaemonConfig, options: DaemonOptions, app chosen: DaemonApp<Model, Event, Effect>
@@ -58,7 +60,7 @@ struct DaemonSetup<Model, Event, Effect> {
         } else {
             socketGroup = nil
         }
-        try Self.checkPluginAccounts(config)
+        plugins = try Self.resolvePlugins(config: config, app: app)
         settings = ServerSettings(
             maxLineBytes: config.maxLineBytes, maxOutputBytes: config.maxOutputBytes,
             maxConnections: config.maxConnections, maxConnectionsPerUser: config.maxConnectionsPerUser,
@@ -85,36 +87,33 @@ struct DaemonSetup<Model, Event, Effect> {
         return rules
     }
 
-    /// `--check`: what start-up would refuse, without starting. Plugin executables must exist.
+    /// `--check`: what start-up would refuse, without serving: every plugin is started, its handshake checked
+    /// (protocol version, routing conflicts, `update` for the update plugin), and shut down again.
     func check() throws(ConfigError) {
-        for (name, plugin) in config.plugins {
-            let program = plugin.exec[0]
-            let found = program.contains("/") ? FileSystem.isExecutable(program) : Self.searchPath(program) != nil
-            guard found else {
-                throw ConfigError(key: "plugins.\(name).exec", "\"\(program)\" is not an executable file")
-            }
-        }
+        try PluginCheck.run(plugins, updatePlugin: app.updatePlugin)
     }
 
-    /// The plugins' `user` and `group` exist, and a `user` other than the daemon's own is only asked of a daemon
-    /// running as root (PROTOCOL.md 2.1); checked at start-up and by `--check`.
-    private static func checkPluginAccounts(_ config: DaemonConfig) throws(ConfigError) {
+    /// The config's plugins, or (for the embedded default app, which has no config file) the app's bundled
+    /// plugins that are installed next to the daemon's executable or on PATH.
+    private static func resolvePlugins(
+        config: DaemonConfig, app: DaemonApp<Model, Event, Effect>
+    ) throws(ConfigError) -> [PluginSpec] {
+        var specs: [PluginSpec] = []
         for (name, plugin) in config.plugins {
-            if let user = plugin.user {
-                guard let uid = UInt32(user) ?? UserDatabase.userID(named: user) else {
-                    throw ConfigError(key: "plugins.\(name).user", "no such user \"\(user)\"")
-                }
-                let own = SystemProcess.userID
-                if own != 0 && uid != own {
-                    throw ConfigError(
-                        key: "plugins.\(name).user",
-                        "the daemon runs as uid \(own), not root, so it cannot run a plugin as \"\(user)\"")
-                }
-            }
-            if let group = plugin.group, UInt32(group) == nil && UserDatabase.groupID(named: group) == nil {
-                throw ConfigError(key: "plugins.\(name).group", "no such group \"\(group)\"")
-            }
+            specs.append(try PluginSpec.resolve(name: name, plugin: plugin, app: app.name))
         }
+        guard config.file == nil else { return specs }
+        let executableDirectory = SystemProcess.executablePath.map { path in
+            path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        }
+        for (name, program) in app.bundledPlugins {
+            let besideDaemon = executableDirectory.map { "\($0)/\(program)" }
+            guard let path = besideDaemon.flatMap({ FileSystem.isExecutable($0) ? $0 : nil }) ?? searchPath(program)
+            else { continue }
+            specs.append(
+                try PluginSpec.resolve(name: name, plugin: DaemonConfig.Plugin(exec: [path]), app: app.name))
+        }
+        return specs
     }
 
     static func searchPath(_ program: String) -> String? {
@@ -141,8 +140,8 @@ struct DaemonSetup<Model, Event, Effect> {
             ? nil
             : StateDirectory.resolve(flag: options.stateDirectory, configured: config.stateDirectory, app: app.name)
         let journal = try DaemonJournal.open(settings: JournalSettings(config), path: statePath, log: log)
-        if !config.plugins.isEmpty || !config.dbus.isEmpty {
-            log.warning("plugins and D-Bus sources in the config are not run by this version yet")
+        if !config.dbus.isEmpty {
+            log.warning("D-Bus sources in the config are not run by this version yet")
         }
         let activated = try SocketActivation.take()
         let listener = try activated?.listener ?? bindListener()
@@ -166,7 +165,7 @@ struct DaemonSetup<Model, Event, Effect> {
                 let journal = journalBound.value
                 let runtime = try DaemonRuntime(
                     app: setup.app, listener: listener, signals: signals, settings: setup.settings,
-                    log: log, stats: stats, epoch: journal.epoch)
+                    log: log, stats: stats, epoch: journal.epoch, plugins: setup.plugins)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
                 try journal.recover(into: runtime.loop)
                 journal.attach(to: runtime)
@@ -175,6 +174,7 @@ struct DaemonSetup<Model, Event, Effect> {
                 runtime.reloader = ConfigReloader(setup: setup, runtime: runtime)
                 setup.banner(listeningOn: listeningOn)
                 try runtime.run()
+                if let problem = runtime.startProblem { throw DaemonStartError(description: problem) }
             }
             outcome.withLock { $0 = result }
         }

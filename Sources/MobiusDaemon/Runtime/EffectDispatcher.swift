@@ -3,12 +3,14 @@ import MobiusJSON
 
 /// Routes the loop's effects once their pass is committed: first to the app's Swift handlers, then to the daemon's
 /// built-ins by routing key (PROTOCOL.md 2.4); an effect nobody handles is logged (rate-limited) and counted, never
-/// a crash. Plugins join here by routing key.
+/// a crash. Order: Swift handlers, built-ins (`mobiusd.` keys), plugins, then the app's fallbacks.
 final class EffectDispatcher<Model, Event, Effect> {
     private let app: DaemonApp<Model, Event, Effect>
     private let log: DaemonLog
     private let stats: DaemonStats
     private let builtins: BuiltinEffects
+    /// The plugins, which take effects by the keys they announced; `nil` when the daemon runs none.
+    var plugins: PluginHost?
     private let swiftHandler: (accept: (Effect) -> Bool, dispose: () -> Void)?
 
     /// - Parameter send: delivers events from Swift effect handlers to the loop (from any thread).
@@ -35,6 +37,11 @@ final class EffectDispatcher<Model, Event, Effect> {
             }
             do {
                 if try builtins.handle(json, key: key) { continue }
+                if let plugins, plugins.route(json, key: key) { continue }
+                if let fallback = app.effectFallbacks[key] {
+                    let stand = fallback(json)
+                    if let standKey = EffectRoutingKey.of(stand), try builtins.handle(stand, key: standKey) { continue }
+                }
                 unhandled(json, because: "no handler takes key \"\(key)\"")
             } catch {
                 stats.unhandledEffects.add(1, ordering: .relaxed)

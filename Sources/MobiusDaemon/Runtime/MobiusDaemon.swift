@@ -36,10 +36,13 @@ public enum MobiusDaemon {
                     }
                     return make()
                 case .plugin(let name)?:
-                    throw ConfigError(
-                        key: "update.plugin", "update plugins (\"\(name)\") are not supported by this version yet")
+                    guard config.plugins.contains(where: { $0.name == name }) else {
+                        throw ConfigError(key: "update.plugin", "no plugin \"\(name)\" in \"plugins\"")
+                    }
+                    return PluginApp.make(plugin: name, name: config.app, model: config.model)
                 case nil:
-                    throw ConfigError(key: "update", "is required: {\"builtin\":\"counter\"} or {\"plugin\":\"NAME\"}")
+                    throw ConfigError(
+                        key: "update", "is required: {\"builtin\":\"counter\"}, {\"builtin\":\"store\"} or {\"plugin\":\"NAME\"}")
                 }
             })
     }

@@ -22,6 +22,8 @@ struct PassWork<Model, Effect> {
     /// Subscriptions as of the current point of the pass.
     var subscriberCount: Int
     var modelChanged = false
+    /// The events' outcomes when the update is external (an update plugin), taken in order instead of calling it.
+    var prepared: PreparedOutcomes<Model, Effect>?
     /// Events from sources without a reply ticket that were rejected: counted and logged when the pass ends
     /// (once, whichever way it ends), since nobody waits for an answer.
     var unansweredRejections: [(source: EventSourceKind, message: String)] = []

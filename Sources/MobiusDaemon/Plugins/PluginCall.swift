@@ -1,0 +1,30 @@
+import MobiusJSON
+
+/// A request the host sent a plugin and has not had answered.
+enum PluginCall {
+    case initialize
+    case effect(effect: JSONValue, timer: ReactorTimers.ID)
+    case update(PluginUpdateCall)
+    case shutdown
+}
+
+/// An `init`, `update` or `updateBatch` request waiting for its answer; sent again after a restart (update is pure).
+final class PluginUpdateCall {
+    /// Why an update request got no result.
+    enum Failure: Error {
+        /// The plugin answered with a JSON-RPC error: the event is rejected with this message.
+        case rejected(String)
+        /// The plugin is `failed` or stopping: no update can be had.
+        case unavailable(String)
+    }
+
+    let method: String
+    let params: JSONValue
+    let completion: (Result<JSONValue, Failure>) -> Void
+
+    init(method: String, params: JSONValue, completion: @escaping (Result<JSONValue, Failure>) -> Void) {
+        self.method = method
+        self.params = params
+        self.completion = completion
+    }
+}

@@ -1,0 +1,276 @@
+import MobiusSystem
+
+/// One running plugin process seen from the reactor: its stdin written without blocking, its stdout split into
+/// lines (at most `maxLineBytes`), its stderr split into lines for the log, and its pidfd telling when it ended.
+///
+/// Reading stdout pauses while `mayRead` says no (the loop's queue is full): the plugin then blocks on its own
+/// write, which is the backpressure PROTOCOL.md asks for instead of unbounded memory.
+final class PluginChannel {
+    /// What happened on the channel.
+    enum Event {
+        /// One complete stdout line, without its newline.
+        case line(ArraySlice<UInt8>)
+        /// A stdout line longer than the limit (the first bytes of it).
+        case oversized(prefix: [UInt8])
+        /// One stderr line.
+        case stderrLine(String)
+        /// The process ended (reaped).
+        case exited(ChildProcess.Termination)
+    }
+
+    let process: PipedProcess
+    private let reactor: Reactor
+    private let maxLineBytes: Int
+    private let onEvent: (Event) -> Void
+    private var registrations: [Reactor.Registration] = []
+    private var stdinRegistration: Reactor.Registration?
+    private var stdoutRegistration: Reactor.Registration?
+    private var pendingOutput: [UInt8] = []
+    private var pendingOffset = 0
+    private var partialLine: [UInt8] = []
+    private var discardingOversized = false
+    private var partialError: [UInt8] = []
+    private var stdoutOpen = true
+    private var readingPaused = false
+    private var stdinClosed = false
+    private(set) var isClosed = false
+    /// Asked before each stdout read.
+    var mayRead: () -> Bool = { true }
+
+    static let stderrLineLimit = 4096
+    private static let chunkSize = 65_536
+
+    init(
+        process: PipedProcess, reactor: Reactor, maxLineBytes: Int, onEvent: @escaping (Event) -> Void
+    ) throws(SystemError) {
+        self.process = process
+        self.reactor = reactor
+        self.maxLineBytes = maxLineBytes
+        self.onEvent = onEvent
+        try process.setParentEndsNonBlocking()
+        stdoutRegistration = try reactor.register(
+            process.output, for: .readable, handler: ClosureHandler { [unowned self] _ in readStdout() })
+        registrations.append(
+            try reactor.register(
+                process.errorOutput, for: .readable, handler: ClosureHandler { [unowned self] _ in readStderr() }))
+        registrations.append(
+            try reactor.register(
+                process.pidFD, for: .readable, handler: ClosureHandler { [unowned self] _ in processEnded() }))
+    }
+
+    // MARK: - Writing
+
+    /// Queues one message line (with its newline) for the plugin's stdin. Lost silently once stdin is closed or
+    /// broken: the process is then ending, and its exit is reported.
+    func send(_ line: [UInt8]) {
+        guard !stdinClosed, !isClosed else { return }
+        if unsentBytes == 0 {
+            pendingOutput.removeAll(keepingCapacity: true)
+            pendingOffset = 0
+            guard let written = writeNow(line), written < line.count else { return }
+            pendingOutput.append(contentsOf: line[written...])
+        } else {
+            pendingOutput.append(contentsOf: line)
+        }
+        waitForWritable()
+    }
+
+    /// Writes what it can of `bytes` now; `nil` when the pipe is broken (stdin then counts as closed).
+    private func writeNow(_ bytes: [UInt8]) -> Int? {
+        do {
+            let result = try bytes.withUnsafeBytes { try process.input.write($0, socket: false) }
+            if case .transferred(let count) = result { return count }
+            return 0
+        } catch {
+            closeStdin()
+            return nil
+        }
+    }
+
+    private func waitForWritable() {
+        guard stdinRegistration == nil, !stdinClosed else { return }
+        stdinRegistration = try? reactor.register(
+            process.input, for: .writable, handler: ClosureHandler { [unowned self] _ in flushPending() })
+    }
+
+    private func flushPending() {
+        while pendingOffset < pendingOutput.count {
+            let result: FileDescriptor.IOResult
+            do {
+                result = try pendingOutput.withUnsafeBytes { buffer in
+                    try process.input.write(UnsafeRawBufferPointer(rebasing: buffer[pendingOffset...]), socket: false)
+                }
+            } catch {
+                closeStdin()
+                return
+            }
+            guard case .transferred(let count) = result else { return }
+            pendingOffset += count
+        }
+        pendingOutput.removeAll(keepingCapacity: pendingOutput.capacity <= 1 << 20)
+        pendingOffset = 0
+        if let registration = stdinRegistration {
+            reactor.unregister(registration)
+            stdinRegistration = nil
+        }
+    }
+
+    /// Bytes queued for stdin and not yet written.
+    var unsentBytes: Int { pendingOutput.count - pendingOffset }
+
+    /// Closes the plugin's stdin (after what is queued has been written, if it can be now): the end of the
+    /// shutdown handshake.
+    func closeStdin() {
+        guard !stdinClosed else { return }
+        if pendingOffset < pendingOutput.count { flushPending() }
+        stdinClosed = true
+        if let registration = stdinRegistration {
+            reactor.unregister(registration)
+            stdinRegistration = nil
+        }
+        process.input.close()
+    }
+
+    // MARK: - Reading
+
+    /// Resumes reading stdout after `mayRead` said no.
+    func resumeReading() {
+        guard readingPaused, stdoutOpen, !isClosed, let registration = stdoutRegistration else { return }
+        readingPaused = false
+        try? reactor.update(registration, to: .readable)
+        readStdout()
+    }
+
+    private func pauseReading() {
+        guard !readingPaused, let registration = stdoutRegistration else { return }
+        readingPaused = true
+        try? reactor.update(registration, to: [])
+    }
+
+    private func readStdout() {
+        guard stdoutOpen, !isClosed else { return }
+        guard mayRead() else {
+            pauseReading()
+            return
+        }
+        var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+        let result: FileDescriptor.IOResult
+        do {
+            result = try chunk.withUnsafeMutableBytes { try process.output.read(into: $0) }
+        } catch {
+            stopReadingStdout()
+            return
+        }
+        switch result {
+        case .wouldBlock: return
+        case .endOfFile: stopReadingStdout()
+        case .transferred(let count): splitLines(chunk[..<count])
+        }
+    }
+
+    private func stopReadingStdout() {
+        stdoutOpen = false
+        if let registration = stdoutRegistration {
+            reactor.unregister(registration)
+            stdoutRegistration = nil
+        }
+    }
+
+    private func splitLines(_ bytes: ArraySlice<UInt8>) {
+        var start = bytes.startIndex
+        while start < bytes.endIndex, !isClosed {
+            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+                appendPartial(bytes[start...])
+                return
+            }
+            if discardingOversized {
+                discardingOversized = false
+            } else if partialLine.isEmpty {
+                if newline - start > maxLineBytes {
+                    onEvent(.oversized(prefix: Array(bytes[start..<min(newline, start + 256)])))
+                } else {
+                    onEvent(.line(bytes[start..<newline]))
+                }
+            } else {
+                appendPartial(bytes[start..<newline])
+                if !discardingOversized {
+                    let line = partialLine
+                    partialLine.removeAll()
+                    onEvent(.line(line[...]))
+                } else {
+                    discardingOversized = false
+                }
+            }
+            start = newline + 1
+        }
+    }
+
+    private func appendPartial(_ bytes: ArraySlice<UInt8>) {
+        guard !discardingOversized else { return }
+        if partialLine.count + bytes.count > maxLineBytes {
+            let prefix = Array((partialLine + bytes).prefix(256))
+            partialLine = []
+            discardingOversized = true
+            onEvent(.oversized(prefix: prefix))
+            return
+        }
+        partialLine.append(contentsOf: bytes)
+    }
+
+    private func readStderr() {
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        let result = try? chunk.withUnsafeMutableBytes { try process.errorOutput.read(into: $0) }
+        switch result {
+        case .transferred(let count)?:
+            for byte in chunk[..<count] {
+                if byte == UInt8(ascii: "\n") {
+                    emitStderrLine()
+                } else if partialError.count < Self.stderrLineLimit {
+                    partialError.append(byte)
+                } else {
+                    emitStderrLine()
+                    partialError.append(byte)
+                }
+            }
+        case .wouldBlock?: return
+        case .endOfFile?, nil:
+            if !partialError.isEmpty { emitStderrLine() }
+            if let index = registrations.firstIndex(where: { $0.fd == process.errorOutput }) {
+                reactor.unregister(registrations.remove(at: index))
+            }
+        }
+    }
+
+    private func emitStderrLine() {
+        let line = String(decoding: partialError, as: UTF8.self)
+        partialError.removeAll(keepingCapacity: true)
+        onEvent(.stderrLine(line))
+    }
+
+    private func processEnded() {
+        guard let termination = process.reap() else { return }
+        // What the plugin wrote before it ended still counts (its last lines, its last stderr).
+        if stdoutOpen && !readingPaused { readStdout() }
+        readStderr()
+        if let index = registrations.firstIndex(where: { $0.fd == process.pidFD }) {
+            reactor.unregister(registrations.remove(at: index))
+        }
+        onEvent(.exited(termination))
+    }
+
+    /// Unregisters and closes every descriptor. The process itself is the caller's to end.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for registration in registrations { reactor.unregister(registration) }
+        registrations.removeAll()
+        stopReadingStdout()
+        if let registration = stdinRegistration { reactor.unregister(registration) }
+        stdinRegistration = nil
+        if !stdinClosed { process.input.close() }
+        stdinClosed = true
+        process.output.close()
+        process.errorOutput.close()
+        process.pidFD.close()
+    }
+}

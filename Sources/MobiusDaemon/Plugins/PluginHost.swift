@@ -1,0 +1,127 @@
+import MobiusJSON
+import MobiusSystem
+
+/// The daemon's plugins (PROTOCOL.md section 2): starts and supervises each one on the reactor, routes effects to
+/// them by key, and hands what they send to the loop.
+///
+/// Start-up waits until every plugin has settled its first start (initialized, or failed to start): the loop
+/// starts then, so the app's initiate finds its effects' plugins in place. Two plugins claiming one key at
+/// start-up fail the start, naming both; after start-up a restarted plugin whose keys collide is refused
+/// (`failed`).
+final class PluginHost: PluginRunnerOwner {
+    private(set) var runners: [PluginRunner] = []
+    private var routes: [String: PluginRunner] = [:]
+    private let log: DaemonLog
+    private var settled: (() -> Void)?
+    private var startupProblems: [String] = []
+    private var startingUp = false
+    private var stopping = false
+
+    /// Hands an event from a plugin to the loop (decoding it with the app's codec).
+    var deliver: (JSONValue, PluginRunner) -> Void = { _, _ in }
+    /// Whether the loop's queue has room.
+    var room: () -> Bool = { true }
+    /// Calls its argument once the loop has room again.
+    var whenRoom: (@escaping () -> Void) -> Void = { $0() }
+
+    init(specs: [PluginSpec], reactor: Reactor, log: DaemonLog) {
+        self.log = log
+        runners = specs.map { spec in PluginRunner(spec: spec, owner: self, reactor: reactor, log: log) }
+    }
+
+    /// The plugin named `name`.
+    func runner(named name: String) -> PluginRunner? {
+        runners.first { $0.name == name }
+    }
+
+    // MARK: - Start and stop
+
+    /// Starts every plugin; `done` gets the start-up problems (routing conflicts, an update plugin that does not
+    /// update) once every plugin has settled its first start; empty means start-up may go on.
+    func start(then done: @escaping ([String]) -> Void) {
+        startingUp = true
+        settled = { [unowned self] in
+            startingUp = false
+            done(startupProblems)
+        }
+        for runner in runners { runner.start() }
+        checkSettled()
+    }
+
+    private func checkSettled() {
+        guard let settled, runners.allSatisfy(\.hasSettled) else { return }
+        self.settled = nil
+        settled()
+    }
+
+    /// Shuts every plugin down (PROTOCOL.md 2.2) and calls `done` when all have ended.
+    func stop(then done: @escaping () -> Void) {
+        stopping = true
+        var remaining = runners.count
+        guard remaining > 0 else {
+            done()
+            return
+        }
+        for runner in runners {
+            runner.stop {
+                remaining -= 1
+                if remaining == 0 { done() }
+            }
+        }
+    }
+
+    // MARK: - Effects
+
+    /// Sends `effect` to the plugin that claims `key`; `false` when none does.
+    func route(_ effect: JSONValue, key: String) -> Bool {
+        guard let runner = routes[key] else { return false }
+        runner.submit(effect, key: key)
+        return true
+    }
+
+    /// Every plugin's `status` entry, by name.
+    var statusJSON: JSONValue {
+        .object(JSONObject(runners.map { ($0.name, $0.statusJSON) }))
+    }
+
+    // MARK: - PluginRunnerOwner
+
+    func plugin(_ runner: PluginRunner, sent event: JSONValue) {
+        deliver(event, runner)
+    }
+
+    func plugin(_ runner: PluginRunner, failed effect: JSONValue, code: PluginFailure, message: String) {
+        let shown = String(decoding: effect.encoded().prefix(200), as: UTF8.self)
+        let tail =
+            code == .pluginExited || code == .protocolViolation || runner.stderrTail.isEmpty
+            ? "" : "; last stderr: " + runner.stderrTail.suffix(3).joined(separator: " | ")
+        log.limited("plugin \(runner.name) effect failed", .warning, "effect \(shown) failed (\(code.rawValue)): \(message)\(tail)")
+        guard !stopping, case .object(var template)? = runner.spec.config.onError else { return }
+        template["effect"] = effect
+        template["error"] = .object(["code": .string(code.rawValue), "message": .string(message)])
+        deliver(.object(template), runner)
+    }
+
+    func plugin(_ runner: PluginRunner, announces keys: [String]) -> String? {
+        for key in keys {
+            if let other = routes[key], other !== runner {
+                let problem = "plugins \(other.name) and \(runner.name) both claim effect key \"\(key)\""
+                if startingUp { startupProblems.append(problem) }
+                return problem
+            }
+        }
+        for (key, owner) in routes where owner === runner && !keys.contains(key) { routes[key] = nil }
+        for key in keys { routes[key] = runner }
+        return nil
+    }
+
+    func pluginStateChanged(_ runner: PluginRunner) {
+        checkSettled()
+    }
+
+    var mayDeliverEvents: Bool { room() }
+
+    func notifyWhenRoom(_ resume: @escaping () -> Void) {
+        whenRoom(resume)
+    }
+}

@@ -1,0 +1,183 @@
+import MobiusCore
+import MobiusJSON
+
+/// The app's update as a plugin (PROTOCOL.md 2.5): `init` and `update`, or `updateBatch` for plugins that announce
+/// `batch`, one request at a time, in event order, through the plugin's runner.
+///
+/// A batch holds the events of one segment of a pass (the loop splits a pass where it reads the model), at most
+/// `maxBatch` of them. A result that does not fit the protocol (not an object, a `results` array of the wrong
+/// length, `effects` not an array) is a protocol violation: the plugin is restarted and asked again, since update
+/// is pure.
+final class PluginUpdateDriver {
+    private let runner: PluginRunner
+    private let log: DaemonLog
+    private let maxBatch: Int
+
+    init(runner: PluginRunner, log: DaemonLog) {
+        self.runner = runner
+        self.log = log
+        self.maxBatch = runner.spec.config.maxBatch
+    }
+
+    /// The loop's view of it.
+    var externalUpdate: ExternalUpdate<JSONValue, JSONValue, JSONValue> {
+        ExternalUpdate(
+            initiate: { [self] model, done in initiate(model, done) },
+            prepare: { [self] model, segments, done in prepare(model, segments, done) })
+    }
+
+    typealias Outcome = ExternalUpdate<JSONValue, JSONValue, JSONValue>.Outcome
+    typealias Unavailable = ExternalUpdate<JSONValue, JSONValue, JSONValue>.Unavailable
+
+    private func initiate(
+        _ model: JSONValue, _ done: @escaping (Result<First<JSONValue, JSONValue>, Unavailable>) -> Void
+    ) {
+        call("init", ["model": model], parse: Self.step) { [log, runner] outcome in
+            switch outcome {
+            case .success(.success(let step)):
+                done(.success(First(model: step.model ?? model, effects: step.effects)))
+            case .success(.failure(let rejection)):
+                log.error("update plugin \(runner.name) rejected init: \(rejection.message); starting from the model as it is")
+                done(.success(First(model: model)))
+            case .failure(let unavailable):
+                done(.failure(unavailable))
+            }
+        }
+    }
+
+    private func prepare(_ model: JSONValue, _ segments: [[JSONValue]], _ done: @escaping (Result<[Outcome], Unavailable>) -> Void) {
+        var chunks: [ArraySlice<JSONValue>] = []
+        var segmentEnds: Set<Int> = []
+        for segment in segments {
+            let size = runner.handlesBatch ? maxBatch : 1
+            var start = 0
+            while start < segment.count {
+                chunks.append(segment[start..<min(segment.count, start + size)])
+                start += size
+            }
+            segmentEnds.insert(chunks.count - 1)
+        }
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(segments.reduce(0) { $0 + $1.count })
+        run(chunks, index: 0, model: model, outcomes: outcomes, done: done)
+    }
+
+    /// Runs the chunks one after another, each from the model the one before left.
+    private func run(
+        _ chunks: [ArraySlice<JSONValue>], index: Int, model: JSONValue, outcomes: [Outcome],
+        done: @escaping (Result<[Outcome], Unavailable>) -> Void
+    ) {
+        guard index < chunks.count else {
+            done(.success(outcomes))
+            return
+        }
+        let chunk = chunks[index]
+        let next: (JSONValue, [Outcome]) -> Void = { [self] model, produced in
+            run(chunks, index: index + 1, model: model, outcomes: outcomes + produced, done: done)
+        }
+        if runner.handlesBatch {
+            let count = chunk.count
+            call("updateBatch", ["model": model, "events": .array(Array(chunk))], parse: { Self.batch($0, count: count) }) {
+                outcome in
+                switch outcome {
+                case .success(.success(let batch)):
+                    next(batch.model ?? model, batch.outcomes)
+                case .success(.failure(let rejection)):
+                    // An error answer to the whole batch rejects each of its events with that message.
+                    next(model, Array(repeating: .failure(rejection), count: count))
+                case .failure(let unavailable):
+                    done(.failure(unavailable))
+                }
+            }
+        } else {
+            call("update", ["model": model, "event": chunk[chunk.startIndex]], parse: Self.step) { outcome in
+                switch outcome {
+                case .success(.success(let step)):
+                    let result: Next<JSONValue, JSONValue> =
+                        step.model.map { .next($0, effects: step.effects) } ?? .dispatchEffects(step.effects)
+                    next(step.model ?? model, [.success(result)])
+                case .success(.failure(let rejection)):
+                    next(model, [.failure(rejection)])
+                case .failure(let unavailable):
+                    done(.failure(unavailable))
+                }
+            }
+        }
+    }
+
+    /// One request; a result `parse` cannot read is a protocol violation and the request is asked again after
+    /// the restart.
+    private func call<Parsed>(
+        _ method: String, _ params: JSONObject, parse: @escaping (JSONValue) -> Parsed?,
+        done: @escaping (Result<Result<Parsed, EventRejection>, Unavailable>) -> Void
+    ) {
+        runner.call(method, params: .object(params)) { [self] outcome in
+            switch outcome {
+            case .success(let result):
+                guard let parsed = parse(result) else {
+                    runner.violation("a malformed \(method) result")
+                    call(method, params, parse: parse, done: done)
+                    return
+                }
+                done(.success(.success(parsed)))
+            case .failure(.rejected(let message)):
+                done(.success(.failure(EventRejection(message))))
+            case .failure(.unavailable(let message)):
+                done(.failure(Unavailable(message: message)))
+            }
+        }
+    }
+
+    /// The result of `init` or `update`: `{"model":M?,"effects":[...]?}`.
+    struct Step {
+        let model: JSONValue?
+        let effects: [JSONValue]
+    }
+
+    static func step(_ result: JSONValue) -> Step? {
+        guard case .object(let object) = result else { return nil }
+        let effects: [JSONValue]
+        switch object["effects"] {
+        case nil: effects = []
+        case .array(let list)?: effects = list
+        default: return nil
+        }
+        return Step(model: object["model"], effects: effects)
+    }
+
+    /// The result of `updateBatch`: the model after the last event and one outcome per event. Each applied
+    /// event's `Next` carries its effects; the last applied one also carries the batch's model (the loop keeps
+    /// the last model a pass's events produced, so earlier ones need none).
+    struct Batch {
+        let model: JSONValue?
+        let outcomes: [Outcome]
+    }
+
+    static func batch(_ result: JSONValue, count: Int) -> Batch? {
+        guard case .object(let object) = result, case .array(let results)? = object["results"], results.count == count
+        else { return nil }
+        var outcomes: [Outcome] = []
+        var lastApplied: Int?
+        for (index, item) in results.enumerated() {
+            guard case .object(let entry) = item else { return nil }
+            if let error = entry["error"] {
+                let message = error["message"]?.stringValue ?? String(decoding: error.encoded().prefix(256), as: UTF8.self)
+                outcomes.append(.failure(EventRejection(message)))
+                continue
+            }
+            let effects: [JSONValue]
+            switch entry["effects"] {
+            case nil: effects = []
+            case .array(let list)?: effects = list
+            default: return nil
+            }
+            outcomes.append(.success(.dispatchEffects(effects)))
+            lastApplied = index
+        }
+        if let model = object["model"], let lastApplied, case .success(let next) = outcomes[lastApplied] {
+            outcomes[lastApplied] = .success(.next(model, effects: next.effects))
+        }
+        // A model with every event rejected contradicts "the next event sees the model as it was": ignored.
+        return Batch(model: lastApplied == nil ? nil : object["model"], outcomes: outcomes)
+    }
+}

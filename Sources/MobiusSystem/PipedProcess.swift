@@ -1,0 +1,157 @@
+internal import CLinux
+internal import Glibc
+
+/// A child process connected by three pipes (its stdin, stdout and stderr) and a pidfd that becomes readable when
+/// it ends: how the daemon runs plugins (PROTOCOL.md 2.1).
+///
+/// The child runs in a process group of its own, with an empty signal mask, default signal dispositions and no
+/// descriptor but 0-2; optionally with other supplementary groups, gid and uid, set in that order before `execve`.
+/// The parent's ends of the pipes and the pidfd are non-blocking and close-on-exec.
+package struct PipedProcess: Sendable {
+    /// The account a child runs as (set only when the daemon runs as root).
+    package struct Credentials: Sendable, Equatable {
+        /// The user id.
+        package var uid: UInt32
+        /// The primary group id.
+        package var gid: UInt32
+        /// The supplementary groups.
+        package var groups: [UInt32]
+
+        /// Names an account.
+        package init(uid: UInt32, gid: UInt32, groups: [UInt32]) {
+            self.uid = uid
+            self.gid = gid
+            self.groups = groups
+        }
+    }
+
+    /// The child's process id, which is also its process group id.
+    package let processID: Int32
+    /// Readable when the child has ended (then `reap()`).
+    package let pidFD: FileDescriptor
+    /// The write end of the child's stdin.
+    package let input: FileDescriptor
+    /// The read end of the child's stdout.
+    package let output: FileDescriptor
+    /// The read end of the child's stderr.
+    package let errorOutput: FileDescriptor
+
+    /// Starts `program` (a path; look bare names up on PATH first) with `arguments` (argv, including argv[0]) and
+    /// exactly `environment`.
+    /// - Throws: `SystemError` naming the step that failed: `execve` (ENOENT, EACCES…), `setgroups`, `setgid`,
+    ///   `setuid` (EPERM when not root), `fork`, `pipe2` or `pidfd_open`.
+    package static func spawn(
+        program: String, arguments: [String], environment: [String], credentials: Credentials? = nil
+    ) throws(SystemError) -> PipedProcess {
+        let stdin = try pipe()
+        let stdout: (read: Int32, write: Int32)
+        let stderr: (read: Int32, write: Int32)
+        do {
+            stdout = try pipe()
+        } catch {
+            closeAll([stdin.read, stdin.write])
+            throw error
+        }
+        do {
+            stderr = try pipe()
+        } catch {
+            closeAll([stdin.read, stdin.write, stdout.read, stdout.write])
+            throw error
+        }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var error: Int32 = 0
+        var step: Int32 = 0
+        let groups = credentials?.groups ?? []
+        let pid = argv.withUnsafeBufferPointer { argvBuffer in
+            envp.withUnsafeBufferPointer { envpBuffer in
+                groups.withUnsafeBufferPointer { groupBuffer in
+                    var request = mobiusd_spawn_request(
+                        path: nil, argv: argvBuffer.baseAddress, envp: envpBuffer.baseAddress,
+                        stdin_fd: stdin.read, stdout_fd: stdout.write, stderr_fd: stderr.write,
+                        set_ids: credentials == nil ? 0 : 1, uid: credentials?.uid ?? 0, gid: credentials?.gid ?? 0,
+                        groups: groupBuffer.baseAddress, group_count: Int32(groupBuffer.count))
+                    return program.withCString { path in
+                        request.path = path
+                        return mobiusd_spawn_piped(&request, &error, &step)
+                    }
+                }
+            }
+        }
+        closeAll([stdin.read, stdout.write, stderr.write])
+        guard pid > 0 else {
+            closeAll([stdin.write, stdout.read, stderr.read])
+            let operation =
+                switch Int(step) {
+                case Int(MOBIUSD_SPAWN_STEP_DUP): "dup2"
+                case Int(MOBIUSD_SPAWN_STEP_GROUPS): "setgroups"
+                case Int(MOBIUSD_SPAWN_STEP_GID): "setgid"
+                case Int(MOBIUSD_SPAWN_STEP_UID): "setuid"
+                case Int(MOBIUSD_SPAWN_STEP_EXEC): "execve"
+                default: "fork"
+                }
+            throw SystemError(errno: error, operation: operation, subject: program)
+        }
+        let pidFD = mobiusd_pidfd_open(pid)
+        guard pidFD >= 0 else {
+            let failure = SystemError.current("pidfd_open", "process \(pid)")
+            Glibc.kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
+            closeAll([stdin.write, stdout.read, stderr.read])
+            throw failure
+        }
+        _ = fcntl(pidFD, F_SETFD, FD_CLOEXEC)
+        return PipedProcess(
+            processID: pid, pidFD: FileDescriptor(rawValue: pidFD), input: FileDescriptor(rawValue: stdin.write),
+            output: FileDescriptor(rawValue: stdout.read), errorOutput: FileDescriptor(rawValue: stderr.read))
+    }
+
+    /// A close-on-exec pipe, blocking on both ends (`setParentEndsNonBlocking` changes the parent's).
+    private static func pipe() throws(SystemError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw SystemError.current("pipe2") }
+        return (fds[0], fds[1])
+    }
+
+    private static func closeAll(_ fds: [Int32]) {
+        for fd in fds { Glibc.close(fd) }
+    }
+
+    /// Makes the parent's ends non-blocking (the child's ends stay blocking, as programs expect).
+    package func setParentEndsNonBlocking() throws(SystemError) {
+        try input.setNonBlocking()
+        try output.setNonBlocking()
+        try errorOutput.setNonBlocking()
+    }
+
+    /// Sends `signal` to the child's whole process group; `false` when the group no longer exists. The
+    /// corresponding C function is `kill` with a negative pid.
+    @discardableResult
+    package func signalGroup(_ signal: ChildProcess.Signal) -> Bool {
+        Glibc.kill(-processID, signal.rawValue) == 0
+    }
+
+    /// Whether any process of the child's group is still alive (the leader counts until reaped).
+    package var groupExists: Bool {
+        Glibc.kill(-processID, 0) == 0 || Glibc.errno == EPERM
+    }
+
+    /// Reaps the child once `pidFD` is readable; `nil` while it still runs. The corresponding C function is
+    /// `waitpid` with `WNOHANG`.
+    package func reap() -> ChildProcess.Termination? {
+        try? ChildProcess(processID: processID).termination()
+    }
+
+    /// Closes the parent's descriptors (pipes and pidfd).
+    package func closeDescriptors() {
+        input.close()
+        output.close()
+        errorOutput.close()
+        pidFD.close()
+    }
+}
