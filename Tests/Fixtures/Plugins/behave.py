@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""A mobiusd plugin whose behaviour the tests choose, through `options` and the effects they send.
+
+options.mode (how the plugin starts):
+  normal       answers initialize with options.effects (default ["job"]), protocol options.protocol (default 1)
+  exit-early   exits 3 before answering initialize
+  silent       never answers initialize
+  garbage      answers initialize with a line that is not JSON
+  ignore-term  ignores SIGTERM and stdin EOF (the host must SIGKILL it)
+  update       is an update plugin (options.batch: also updateBatch); events {"type":"add","n":N} add N to
+               model.total, {"type":"reject"} are rejected, {"type":"die"} kills the plugin the first time it
+               sees one (a marker file in options.marker remembers), {"type":"effect","effect":E} emits E; the
+               model keeps the last 50 other events in "seen"
+Effects {"type":"job","do":X}:
+  ok (default)  result {} ; events  two event notifications then result.events [one more]
+  error         JSON-RPC error ; crash  exit 9 while it is in flight ; hang  never answers
+  progress      sends progress every 0.2 s for options.progressFor seconds (default 1), then answers
+  env           answers with an event carrying the environment, uid, gid and groups
+  flood         writes options.count unsolicited events as fast as it can
+  huge          writes one line of options.bytes bytes ; pollute  writes "hello" to stdout
+  child         starts `sleep 300` in its process group and writes its pid to options.childPidFile, then exits
+Cancels are recorded: each `cancel` notification appends its id to options.cancelFile.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+if not os.environ.get("MOBIUSD_PLUGIN"):
+    sys.stderr.write("behave.py is a mobiusd plugin; run it from mobiusd\n")
+    sys.exit(2)
+
+lock = threading.Lock()
+options = {}
+
+
+def send(message):
+    message["jsonrpc"] = "2.0"
+    with lock:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+def answer(mid, result):
+    send({"id": mid, "result": result})
+
+
+def run_effect(mid, effect):
+    action = effect.get("do", "ok") if isinstance(effect, dict) else "ok"
+    if action == "ok":
+        answer(mid, {})
+    elif action == "events":
+        send({"method": "event", "params": {"id": mid, "event": {"type": "fromPlugin", "n": 1}}})
+        send({"method": "event", "params": {"id": mid, "event": {"type": "fromPlugin", "n": 2}}})
+        answer(mid, {"events": [{"type": "fromPlugin", "n": 3}]})
+    elif action == "error":
+        send({"id": mid, "error": {"code": -32000, "message": "the job failed on purpose"}})
+    elif action == "crash":
+        sys.stderr.write("<3>about to crash on purpose\n")
+        sys.stderr.flush()
+        os._exit(9)
+    elif action == "hang":
+        return
+    elif action == "progress":
+        def keep_going():
+            end = time.time() + float(options.get("progressFor", 1))
+            while time.time() < end:
+                time.sleep(0.2)
+                send({"method": "progress", "params": {"id": mid}})
+            answer(mid, {"events": [{"type": "progressed"}]})
+        threading.Thread(target=keep_going, daemon=True).start()
+    elif action == "env":
+        event = {"type": "env", "env": dict(os.environ), "uid": os.getuid(), "gid": os.getgid(),
+                 "groups": sorted(os.getgroups())}
+        answer(mid, {"events": [event]})
+    elif action == "flood":
+        for n in range(int(options.get("count", 100000))):
+            send({"method": "event", "params": {"event": {"type": "flood", "n": n}}})
+        answer(mid, {})
+    elif action == "huge":
+        with lock:
+            sys.stdout.write("x" * int(options.get("bytes", 1 << 20)) + "\n")
+            sys.stdout.flush()
+    elif action == "pollute":
+        with lock:
+            sys.stdout.write("hello\n")
+            sys.stdout.flush()
+    elif action == "child":
+        child = subprocess.Popen(["sleep", "300"])
+        with open(options["childPidFile"], "w") as f:
+            f.write(str(child.pid))
+        os._exit(0)
+
+
+def run_update(mid, method, params):
+    model = params.get("model") or {}
+    if method == "init":
+        answer(mid, {"model": {"total": model.get("total", 0) if isinstance(model, dict) else 0, "seen": []}})
+        return
+    events = params["events"] if method == "updateBatch" else [params["event"]]
+    total = model.get("total", 0)
+    seen = list(model.get("seen", []))
+    results = []
+    for event in events:
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind not in ("reject", "add"):
+            seen = (seen + [event])[-50:]
+        if kind == "die":
+            marker = options.get("marker")
+            if marker and not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(7)
+        if kind == "reject":
+            results.append({"error": {"code": 1, "message": "rejected by the update plugin"}})
+        elif kind == "add":
+            total += int(event.get("n", 1))
+            results.append({})
+        elif kind == "emit":
+            results.append({"effects": [{"type": "job", "do": "ok"}]})
+        elif kind == "effect":
+            results.append({"effects": [event.get("effect")]})
+        else:
+            results.append({})
+    with open(options["calls"], "a") if options.get("calls") else open(os.devnull, "w") as log:
+        log.write("%s %d\n" % (method, len(events)))
+    if method == "updateBatch":
+        answer(mid, {"model": {"total": total, "seen": seen}, "results": results})
+    elif "error" in results[0]:
+        send({"id": mid, "error": results[0]["error"]})
+    else:
+        answer(mid, dict({"model": {"total": total, "seen": seen}}, **results[0]))
+
+
+def main():
+    global options
+    for line in sys.stdin:
+        message = json.loads(line)
+        method = message.get("method")
+        params = message.get("params") or {}
+        mid = message.get("id")
+        if method == "initialize":
+            options = params.get("options") or {}
+            mode = options.get("mode", "normal")
+            sys.stderr.write("<6>initializing in mode %s\n" % mode)
+            sys.stderr.flush()
+            if mode == "exit-early":
+                sys.exit(3)
+            if mode == "silent":
+                continue
+            if mode == "garbage":
+                with lock:
+                    sys.stdout.write("this is not json\n")
+                    sys.stdout.flush()
+                continue
+            if mode == "ignore-term":
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            answer(mid, {"protocol": options.get("protocol", 1), "name": "behave", "version": "1",
+                         "effects": options.get("effects", [] if mode == "update" else ["job"]),
+                         "update": mode == "update",
+                         "batch": bool(options.get("batch"))})
+        elif method == "effect":
+            run_effect(mid, params.get("effect"))
+        elif method in ("init", "update", "updateBatch"):
+            run_update(mid, method, params)
+        elif method == "cancel":
+            if options.get("cancelFile"):
+                with open(options["cancelFile"], "a") as f:
+                    f.write("%s\n" % params.get("id"))
+        elif method == "shutdown":
+            answer(mid, {})
+    if options.get("mode") == "ignore-term":
+        while True:
+            time.sleep(1)
+
+
+main()

@@ -1,0 +1,47 @@
+import Foundation
+import MobiusJSON
+
+/// Configs for daemons that run the fixture plugins in Tests/Fixtures/Plugins (real processes: Python and shell).
+enum PluginFixtures {
+    /// Tests/Fixtures/Plugins, found from this file.
+    static let directory: String = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/Plugins").path
+    }()
+
+    static var behave: String { "\(directory)/behave.py" }
+    static var tick: String { "\(directory)/tick.sh" }
+
+    /// One plugin entry: `behave.py` with `options` and any other plugin keys (`timeout`, `restart`, `onError`…).
+    static func behave(options: JSONValue = .object([:]), _ extra: [String: JSONValue] = [:]) -> JSONValue {
+        var entry: [String: JSONValue] = ["exec": [.string(behave)], "options": options]
+        for (key, value) in extra { entry[key] = value }
+        return .object(JSONObject(entry.sorted { $0.key < $1.key }))
+    }
+
+    /// The fast restart policy tests use unless they test the policy itself.
+    static let quickRestart: JSONValue = ["initialDelay": 0.05, "maxDelay": 0.2, "burst": 5, "interval": 60]
+
+    /// A config whose update is `behave.py` in update mode (plugin `app`; `batch` chooses updateBatch) plus
+    /// `plugins`; events `{"type":"effect","effect":E}` make the update emit `E`.
+    static func config(
+        plugins: [String: JSONValue], batch: Bool = true, updateOptions: [String: JSONValue] = [:],
+        updateExtra: [String: JSONValue] = [:]
+    ) -> String {
+        var options: [String: JSONValue] = ["mode": "update", "batch": .bool(batch)]
+        for (key, value) in updateOptions { options[key] = value }
+        var all = plugins
+        all["app"] = behave(options: .object(JSONObject(options.sorted { $0.key < $1.key })), updateExtra)
+        let config: JSONValue = [
+            "app": "plugintest",
+            "update": ["plugin": "app"],
+            "plugins": .object(JSONObject(all.sorted { $0.key < $1.key })),
+        ]
+        return String(decoding: config.encoded(), as: UTF8.self)
+    }
+
+    /// The event that makes the update emit `effect`.
+    static func emit(_ effect: JSONValue) -> String {
+        String(decoding: JSONValue.object(["type": "effect", "effect": effect]).encoded(), as: UTF8.self)
+    }
+}
