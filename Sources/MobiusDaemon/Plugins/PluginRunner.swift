@@ -73,6 +73,7 @@ final class PluginRunner {
         startTimes.append(now)
         exitReason = nil
         keys = []
+        stderrTail = []
         let process: PipedProcess
         do {
             process = try PipedProcess.spawn(

@@ -1,0 +1,161 @@
+import MobiusJSON
+import Testing
+
+/// PROTOCOL.md 2.1, 2.2, 2.4: start-up handshakes that fail, the start limit, protocol violations, shutdown
+/// escalation, process groups, and routing conflicts.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct PluginLifecycleTests {
+    private func start(_ worker: JSONValue) throws -> (DaemonProcess, DaemonLineClient) {
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["worker": worker]))
+        return (daemon, try daemon.connect())
+    }
+
+    private func worker(_ client: DaemonLineClient) throws -> JSONValue? {
+        try client.request("status")["plugins"]?["worker"]
+    }
+
+    @Test(arguments: [
+        ("exit-early", "exit status 3"), ("silent", "did not answer initialize"), ("garbage", "not JSON"),
+    ])
+    func failedHandshakeRestartsUntilTheStartLimit(mode: String, reason: String) throws {
+        let restart: JSONValue = ["initialDelay": 0.02, "maxDelay": 0.05, "burst": 3, "interval": 60]
+        let entry = PluginFixtures.behave(
+            options: ["mode": .string(mode)], ["restart": restart, "startTimeout": 2, "onError": ["type": "failed"]])
+        let (daemon, client) = try start(entry)
+        try DaemonTraffic.eventually("the plugin ends up failed after 3 starts", timeout: .seconds(20)) {
+            try worker(client)?["state"] == "failed"
+        }
+        #expect(try worker(client)?["restarts"] == 2, "3 starts: the first and 2 restarts")
+        #expect(daemon.standardError.contains(reason), "the log says why: \(daemon.standardError)")
+        #expect(daemon.standardError.contains("failed: 3 starts within 60.0 s"))
+        #expect(daemon.isRunning, "a failed plugin does not take the daemon down")
+        try daemon.terminate()
+    }
+
+    @Test func wrongProtocolVersionFailsWithoutRestarts() throws {
+        let (daemon, client) = try start(PluginFixtures.behave(options: ["protocol": 2]))
+        try DaemonTraffic.eventually("the plugin is failed") { try worker(client)?["state"] == "failed" }
+        #expect(try worker(client)?["restarts"] == 0)
+        #expect(daemon.standardError.contains("speaks protocol 2; this mobiusd speaks protocol 1"))
+        try daemon.terminate()
+    }
+
+    @Test func effectsToAFailedPluginFailAtOnce() throws {
+        let restart: JSONValue = ["initialDelay": 0.02, "maxDelay": 0.05, "burst": 1, "interval": 60]
+        let entry = PluginFixtures.behave(
+            options: ["effects": ["job"]], ["restart": restart, "onError": ["type": "effectFailed"]])
+        let (daemon, client) = try start(entry)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "crash"])).isAck)
+        try DaemonTraffic.eventually("one crash uses up a burst of 1") { try worker(client)?["state"] == "failed" }
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "ok"])).isAck)
+        try DaemonTraffic.eventually("the next effect fails with Unavailable") {
+            let seen = try client.request("model").model?["seen"]?.arrayValue ?? []
+            return seen.contains { $0["error"]?["code"] == "Unavailable" }
+        }
+        try daemon.terminate()
+    }
+
+    @Test(arguments: [("huge", "over maxLineBytes"), ("pollute", "not JSON")])
+    func protocolViolationRestartsThePlugin(action: String, reason: String) throws {
+        let entry = PluginFixtures.behave(
+            options: ["bytes": 300_000],
+            ["restart": PluginFixtures.quickRestart, "maxLineBytes": 65_536, "onError": ["type": "effectFailed"]])
+        let (daemon, client) = try start(entry)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "hang"])).isAck)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": .string(action)])).isAck)
+        try DaemonTraffic.eventually("the plugin restarts after the violation") {
+            let entry = try worker(client)
+            return entry?["restarts"] == 1 && entry?["state"] == "running"
+        }
+        try DaemonTraffic.eventually("the effects in flight fail with ProtocolViolation") {
+            let seen = try client.request("model").model?["seen"]?.arrayValue ?? []
+            return seen.filter { $0["error"]?["code"] == "ProtocolViolation" }.count == 2
+        }
+        #expect(daemon.standardError.contains("broke the protocol"))
+        #expect(daemon.standardError.contains(reason), "\(daemon.standardError)")
+        try daemon.terminate()
+    }
+
+    @Test func pluginIgnoringSIGTERMIsKilledAtTheDeadline() throws {
+        let (daemon, client) = try start(PluginFixtures.behave(options: ["mode": "ignore-term"]))
+        guard let pid = try worker(client)?["pid"]?.int64Value else {
+            Issue.record("no pid in status")
+            return
+        }
+        let before = ContinuousClock.now
+        try daemon.terminate(timeout: .seconds(20))
+        let took = ContinuousClock.now - before
+        #expect(took >= .seconds(3), "stdin closed, SIGTERM 2 s later, SIGKILL 2 s after that: \(took)")
+        #expect(!DaemonSpawn.processExists(Int32(pid)), "the plugin is gone")
+        #expect(daemon.standardError.contains("sending SIGKILL"), "\(daemon.standardError)")
+    }
+
+    @Test func childrenOfAnExitedPluginAreEnded() throws {
+        let scratch = DaemonScratch()
+        let pidFile = scratch.file("child.pid")
+        let entry = PluginFixtures.behave(
+            options: ["childPidFile": .string(pidFile)], ["restart": PluginFixtures.quickRestart])
+        let (daemon, client) = try start(entry)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "child"])).isAck)
+        try DaemonTraffic.eventually("the child's pid is written") { !scratch.read("child.pid").isEmpty }
+        guard let child = Int32(scratch.read("child.pid").trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            Issue.record("no child pid")
+            return
+        }
+        try DaemonTraffic.eventually("the child left in the plugin's process group is ended") {
+            !DaemonSpawn.processExists(child)
+        }
+        try daemon.terminate()
+    }
+
+    @Test func twoPluginsClaimingOneKeyFailStartUpNamingBoth() throws {
+        let config = PluginFixtures.config(
+            plugins: ["first": PluginFixtures.behave(), "second": PluginFixtures.behave()])
+        let scratch = DaemonScratch()
+        let path = scratch.write("mobiusd.json", config)
+        let check = try DaemonToolRun.mobiusd(["--config", path, "--check"])
+        #expect(check.exit == .exited(1))
+        #expect(check.stderr.contains("first") && check.stderr.contains("second") && check.stderr.contains("\"job\""), "\(check.stderr)")
+        let daemon = try DaemonProcess(
+            scratch: scratch, arguments: ["--config", path, "--socket", scratch.file("x.sock")],
+            socketPath: scratch.file("x.sock"), waitForSocket: false)
+        let exit = try daemon.waitForExit(timeout: .seconds(20))
+        #expect(exit == .exited(1), "\(exit)")
+        #expect(daemon.standardError.contains("both claim effect key \"job\""), "\(daemon.standardError)")
+    }
+
+    @Test func checkRunsTheHandshake() throws {
+        let scratch = DaemonScratch()
+        let good = scratch.write("good.json", PluginFixtures.config(plugins: ["worker": PluginFixtures.behave()]))
+        let okRun = try DaemonToolRun.mobiusd(["--config", good, "--check"])
+        #expect(okRun.exit == .exited(0), "\(okRun.stderr)")
+        let bad = scratch.write(
+            "bad.json",
+            PluginFixtures.config(plugins: ["worker": PluginFixtures.behave(options: ["mode": "exit-early"])]))
+        let badRun = try DaemonToolRun.mobiusd(["--config", bad, "--check"])
+        #expect(badRun.exit == .exited(1))
+        #expect(badRun.stderr.contains("plugins.worker") && badRun.stderr.contains("exit status 3"), "\(badRun.stderr)")
+    }
+
+    @Test func environmentIsExactlyTheProtocolsOwn() throws {
+        let entry = PluginFixtures.behave(options: [:], ["env": ["EXTRA": "1"]])
+        let (daemon, client) = try start(entry)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "env"])).isAck)
+        try DaemonTraffic.eventually("the env event arrives") {
+            (try client.request("model").model?["seen"]?.arrayValue ?? []).contains { $0["type"] == "env" }
+        }
+        let event = try client.request("model").model?["seen"]?.arrayValue?.first { $0["type"] == "env" }
+        // Python started through a pyenv shim (a shell script) sees the shim's own variables too.
+        let names = Set(event?["env"]?.objectValue?.keys ?? []).filter {
+            !$0.hasPrefix("PYENV") && !$0.hasPrefix("_PYENV") && $0 != "SHLVL" && $0 != "PWD" && $0 != "_"
+        }
+        let allowed: Set<String> = [
+            "PATH", "HOME", "LANG", "LC_ALL", "TZ", "EXTRA", "MOBIUSD_PLUGIN", "MOBIUSD_PROTOCOL",
+            "MOBIUSD_PLUGIN_NAME", "MOBIUSD_APP",
+        ]
+        #expect(names.isSubset(of: allowed.union(["LC_CTYPE"])), "unexpected variables: \(names.subtracting(allowed))")
+        #expect(event?["env"]?["MOBIUSD_PLUGIN_NAME"] == "worker" && event?["env"]?["MOBIUSD_APP"] == "plugintest")
+        #expect(event?["env"]?["EXTRA"] == "1" && event?["env"]?["MOBIUSD_PROTOCOL"] == "1")
+        try daemon.terminate()
+    }
+}
