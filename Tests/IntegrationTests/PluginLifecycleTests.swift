@@ -115,7 +115,9 @@ struct PluginLifecycleTests {
         let path = scratch.write("mobiusd.json", config)
         let check = try DaemonToolRun.mobiusd(["--config", path, "--check"])
         #expect(check.exit == .exited(1))
-        #expect(check.stderr.contains("first") && check.stderr.contains("second") && check.stderr.contains("\"job\""), "\(check.stderr)")
+        #expect(
+            check.stderr.contains("first") && check.stderr.contains("second") && check.stderr.contains("\"job\""),
+            "\(check.stderr)")
         let daemon = try DaemonProcess(
             scratch: scratch, arguments: ["--config", path, "--socket", scratch.file("x.sock")],
             socketPath: scratch.file("x.sock"), waitForSocket: false)

@@ -95,7 +95,9 @@ final class PluginHost: PluginRunnerOwner {
         let tail =
             code == .pluginExited || code == .protocolViolation || runner.stderrTail.isEmpty
             ? "" : "; last stderr: " + runner.stderrTail.suffix(3).joined(separator: " | ")
-        log.limited("plugin \(runner.name) effect failed", .warning, "effect \(shown) failed (\(code.rawValue)): \(message)\(tail)")
+        log.limited(
+            "plugin \(runner.name) effect failed", .warning,
+            "effect \(shown) failed (\(code.rawValue)): \(message)\(tail)")
         guard !stopping, case .object(var template)? = runner.spec.config.onError else { return }
         template["effect"] = effect
         template["error"] = .object(["code": .string(code.rawValue), "message": .string(message)])

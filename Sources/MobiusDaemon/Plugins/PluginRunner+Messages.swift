@@ -276,7 +276,9 @@ extension PluginRunner {
 
     /// Sends `init`, `update` or `updateBatch`; `completion` gets the result. One is in flight at a time, in
     /// order; one in flight when the plugin dies is sent again after its restart.
-    func call(_ method: String, params: JSONValue, completion: @escaping (Result<JSONValue, PluginUpdateCall.Failure>) -> Void) {
+    func call(
+        _ method: String, params: JSONValue, completion: @escaping (Result<JSONValue, PluginUpdateCall.Failure>) -> Void
+    ) {
         let update = PluginUpdateCall(method: method, params: params, completion: completion)
         switch state {
         case .failed, .stopped:

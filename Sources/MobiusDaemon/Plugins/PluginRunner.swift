@@ -125,8 +125,9 @@ final class PluginRunner {
         channel?.send(PluginMessage.notification(method: "initialized"))
         state = .running
         hasSettled = true
-        log.info("plugin \(name): running; effects \(keys.isEmpty ? "none" : keys.joined(separator: ", "))"
-            + (handlesUpdate ? "; update\(handlesBatch ? " (batch)" : "")" : ""))
+        log.info(
+            "plugin \(name): running; effects \(keys.isEmpty ? "none" : keys.joined(separator: ", "))"
+                + (handlesUpdate ? "; update\(handlesBatch ? " (batch)" : "")" : ""))
         owner.pluginStateChanged(self)
         failUnroutableWaiting()
         pump()
@@ -182,7 +183,8 @@ final class PluginRunner {
         }
         let reason = exitReason ?? (.pluginExited, "exited (\(termination))")
         let tail = stderrTail.isEmpty ? "" : "; its last stderr lines: " + stderrTail.joined(separator: " | ")
-        log.error("plugin \(name) \(reason.code == .pluginExited ? reason.message : "was ended: " + reason.message)\(tail)")
+        log.error(
+            "plugin \(name) \(reason.code == .pluginExited ? reason.message : "was ended: " + reason.message)\(tail)")
         ended(code: reason.code, message: "plugin \(name) \(reason.message)")
     }
 
@@ -201,7 +203,8 @@ final class PluginRunner {
         startTimes.removeAll { now - $0 > window }
         guard startTimes.count < spec.config.restart.burst else {
             markFailed(
-                "\(startTimes.count) starts within \(spec.config.restart.interval) s (restart.burst \(spec.config.restart.burst))")
+                "\(startTimes.count) starts within \(spec.config.restart.interval) s (restart.burst \(spec.config.restart.burst))"
+            )
             return
         }
         let exponent = Double(max(0, startTimes.count - 1))

@@ -41,7 +41,8 @@ struct PluginSpec: Sendable {
             }
             if ownUID != 0 && found.uid != ownUID {
                 throw ConfigError(
-                    key: "\(key).user", "the daemon runs as uid \(ownUID), not root, so it cannot run a plugin as \"\(user)\"")
+                    key: "\(key).user",
+                    "the daemon runs as uid \(ownUID), not root, so it cannot run a plugin as \"\(user)\"")
             }
             account = found
         }
@@ -52,7 +53,8 @@ struct PluginSpec: Sendable {
             }
             if ownUID != 0 && gid != SystemProcess.groupID {
                 throw ConfigError(
-                    key: "\(key).group", "the daemon runs as uid \(ownUID), not root, so it cannot run a plugin in group \"\(group)\"")
+                    key: "\(key).group",
+                    "the daemon runs as uid \(ownUID), not root, so it cannot run a plugin in group \"\(group)\"")
             }
             groupID = gid
         }

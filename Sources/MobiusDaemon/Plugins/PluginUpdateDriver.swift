@@ -37,7 +37,9 @@ final class PluginUpdateDriver {
             case .success(.success(let step)):
                 done(.success(First(model: step.model ?? model, effects: step.effects)))
             case .success(.failure(let rejection)):
-                log.error("update plugin \(runner.name) rejected init: \(rejection.message); starting from the model as it is")
+                log.error(
+                    "update plugin \(runner.name) rejected init: \(rejection.message); starting from the model as it is"
+                )
                 done(.success(First(model: model)))
             case .failure(let unavailable):
                 done(.failure(unavailable))
@@ -45,7 +47,9 @@ final class PluginUpdateDriver {
         }
     }
 
-    private func prepare(_ model: JSONValue, _ segments: [[JSONValue]], _ done: @escaping (Result<[Outcome], Unavailable>) -> Void) {
+    private func prepare(
+        _ model: JSONValue, _ segments: [[JSONValue]], _ done: @escaping (Result<[Outcome], Unavailable>) -> Void
+    ) {
         var chunks: [ArraySlice<JSONValue>] = []
         var segmentEnds: Set<Int> = []
         for segment in segments {
@@ -77,7 +81,9 @@ final class PluginUpdateDriver {
         }
         if runner.handlesBatch {
             let count = chunk.count
-            call("updateBatch", ["model": model, "events": .array(Array(chunk))], parse: { Self.batch($0, count: count) }) {
+            call(
+                "updateBatch", ["model": model, "events": .array(Array(chunk))], parse: { Self.batch($0, count: count) }
+            ) {
                 outcome in
                 switch outcome {
                 case .success(.success(let batch)):
@@ -161,7 +167,8 @@ final class PluginUpdateDriver {
         for (index, item) in results.enumerated() {
             guard case .object(let entry) = item else { return nil }
             if let error = entry["error"] {
-                let message = error["message"]?.stringValue ?? String(decoding: error.encoded().prefix(256), as: UTF8.self)
+                let message =
+                    error["message"]?.stringValue ?? String(decoding: error.encoded().prefix(256), as: UTF8.self)
                 outcomes.append(.failure(EventRejection(message)))
                 continue
             }

@@ -42,7 +42,8 @@ public enum MobiusDaemon {
                     return PluginApp.make(plugin: name, name: config.app, model: config.model)
                 case nil:
                     throw ConfigError(
-                        key: "update", "is required: {\"builtin\":\"counter\"}, {\"builtin\":\"store\"} or {\"plugin\":\"NAME\"}")
+                        key: "update",
+                        "is required: {\"builtin\":\"counter\"}, {\"builtin\":\"store\"} or {\"plugin\":\"NAME\"}")
                 }
             })
     }

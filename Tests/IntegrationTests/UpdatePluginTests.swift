@@ -1,0 +1,95 @@
+import MobiusJSON
+import Testing
+
+/// PROTOCOL.md 2.5: the app's update as a plugin: `init`, `update` one at a time or `updateBatch` per pass, split
+/// where a pass reads the model; rejections; a plugin that dies mid-event; one past its start limit.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct UpdatePluginTests {
+    private func daemon(
+        batch: Bool, options: [String: JSONValue] = [:], extra: [String: JSONValue] = [:]
+    ) throws -> (DaemonProcess, DaemonLineClient) {
+        let config = PluginFixtures.config(plugins: [:], batch: batch, updateOptions: options, updateExtra: extra)
+        let daemon = try DaemonProcess.start(config: config)
+        return (daemon, try daemon.connect())
+    }
+
+    @Test(arguments: [false, true])
+    func eventsApplyInOrderAndRejectionsLeaveTheModel(batch: Bool) throws {
+        let (daemon, client) = try daemon(batch: batch)
+        let lines = [
+            #"{"type":"add","n":2}"#, #"{"type":"reject"}"#, #"{"type":"add","n":5}"#, "model",
+            #"{"type":"add","n":1}"#,
+        ]
+        try client.send(lines: lines)
+        let first = try client.readReply()
+        let rejected = try client.readReply()
+        let third = try client.readReply()
+        let model = try client.readReply()
+        let fourth = try client.readReply()
+        #expect(first.isAck && first.seq == 1, "\(first)")
+        #expect(rejected.errorCode == "InvalidEvent" && rejected.errorMessage == "rejected by the update plugin")
+        #expect(third.isAck && third.seq == 2, "a rejected event uses no seq: \(third)")
+        #expect(model.model?["total"] == 7, "the read between events sees the model after them: \(model)")
+        #expect(fourth.isAck && fourth.seq == 3)
+        #expect(try client.request("model").model?["total"] == 8)
+        try daemon.terminate()
+    }
+
+    @Test func batchesAreOnePerSegmentAndBoundedByMaxBatch() throws {
+        let scratch = DaemonScratch()
+        let calls = scratch.file("calls")
+        let (daemon, client) = try daemon(batch: true, options: ["calls": .string(calls)], extra: ["maxBatch": 2])
+        let adds = Array(repeating: #"{"type":"add","n":1}"#, count: 5)
+        try client.send(lines: adds + ["model"] + [#"{"type":"add","n":1}"#, "ping"])
+        var replies: [DaemonReply] = []
+        for _ in 0..<8 { replies.append(try client.readReply()) }
+        #expect(replies[5].model?["total"] == 5, "\(replies[5])")
+        #expect(replies[7].seq == 6)
+        let methods = scratch.read("calls").split(separator: "\n").map(String.init)
+        #expect(methods.allSatisfy { $0.hasPrefix("updateBatch ") }, "\(methods)")
+        let sizes = methods.compactMap { Int($0.split(separator: " ").last ?? "") }
+        #expect(sizes.reduce(0, +) == 6 && sizes.allSatisfy { $0 <= 2 }, "maxBatch 2: \(sizes)")
+        try daemon.terminate()
+    }
+
+    @Test func pluginDyingMidEventIsRestartedAndTheEventRetried() throws {
+        let scratch = DaemonScratch()
+        let marker = scratch.file("died")
+        let (daemon, client) = try daemon(
+            batch: false, options: ["marker": .string(marker)], extra: ["restart": PluginFixtures.quickRestart])
+        #expect(try client.request(#"{"type":"add","n":3}"#).isAck)
+        let died = try client.request(#"{"type":"die"}"#, timeout: .seconds(20))
+        #expect(died.isAck && died.seq == 2, "the same event is applied once after the restart: \(died)")
+        #expect(try client.request(#"{"type":"add","n":4}"#).seq == 3)
+        #expect(try client.request("model").model?["total"] == 7)
+        let app = try client.request("status")["plugins"]?["app"]
+        #expect(app?["restarts"] == 1 && app?["state"] == "running", "\(String(describing: app))")
+        try daemon.terminate()
+    }
+
+    @Test func updatePluginPastItsStartLimitRejectsEventsClearly() throws {
+        let scratch = DaemonScratch()
+        let restart: JSONValue = ["initialDelay": 0.02, "maxDelay": 0.05, "burst": 1, "interval": 60]
+        let (daemon, client) = try daemon(
+            batch: false, options: ["marker": .string(scratch.file("died"))], extra: ["restart": restart])
+        let died = try client.request(#"{"type":"die"}"#, timeout: .seconds(20))
+        #expect(died.errorCode == "Unavailable", "\(died)")
+        #expect(died.errorMessage?.contains("app") == true, "\(died)")
+        let later = try client.request(#"{"type":"add","n":1}"#)
+        #expect(later.errorCode == "Unavailable", "no hang: \(later)")
+        #expect(try client.request("ping").seq == 0)
+        try daemon.terminate()
+    }
+
+    @Test func pluginEventsReachTheUpdatePlugin() throws {
+        let tick: JSONValue = ["exec": [.string(PluginFixtures.tick)]]
+        let config = PluginFixtures.config(plugins: ["tick": tick], batch: true)
+        let daemon = try DaemonProcess.start(config: config)
+        let client = try daemon.connect()
+        #expect(try client.request(PluginFixtures.emit(["type": "tick"])).isAck)
+        try DaemonTraffic.eventually("the tick plugin's event reached the update plugin") {
+            (try client.request("model").model?["seen"]?.arrayValue ?? []).contains { $0["type"] == "ticked" }
+        }
+        try daemon.terminate()
+    }
+}
