@@ -122,7 +122,7 @@ struct DaemonCommandTests {
         #expect(events.last?["event"] == ["type": "increment"], "\(traces)")
         let effects = traces.filter { $0["trace"] == "effect" }
         #expect(effects.count == 1, "\(traces)")
-        #expect(effects.first?["effect"]?["type"] == "mobiusd.log", "\(traces)")
+        #expect(effects.first?["effect"] == ["type": "beep"], "\(traces)")
         let models = traces.filter { $0["trace"] == "model" }
         #expect(models.first?.seq == 2 && models.first?.model == 1, "\(traces)")
     }

@@ -97,7 +97,9 @@ struct DaemonConfigCLITests {
 
     @Test func presentPluginExecutablePassesCheck() throws {
         let scratch = DaemonScratch()
-        let script = scratch.write("beep.sh", "#!/bin/sh\nexit 2\n")
+        // --check runs the handshake, so the plugin must be a real one: the shell fixture, copied next to the config.
+        let fixture = (try? String(contentsOfFile: PluginFixtures.tick, encoding: .utf8)) ?? ""
+        let script = scratch.write("beep.sh", fixture)
         chmod(script, 0o755)
         let path = scratch.write(
             "plugins.json", #"{"update":{"builtin":"counter"},"plugins":{"sound":{"exec":["./beep.sh"]}}}"#)

@@ -61,12 +61,14 @@ struct RuntimePartsTests {
         #expect(hub.count == 3, "removing twice is harmless")
     }
 
-    @Test("the counter app: increments, refuses to go below 0 with a log effect, validates events, never wraps")
+    @Test("the counter app: increments, refuses to go below 0 with a beep effect, validates events, never wraps")
     func counter() throws {
         let app = CounterApp.make()
         let next = try app.update(0, ["type": "decrement"])
         #expect(next.model == nil)
-        #expect(next.effects.first?["type"] == "mobiusd.log")
+        #expect(next.effects == [["type": "beep"]])
+        #expect(
+            app.effectFallbacks["beep"]?(["type": "beep"])["type"] == "mobiusd.log", "without the plugin: a log line")
         #expect(try app.update(2, ["type": "increment"]).model == 3)
         #expect(try app.update(2, ["type": "decrement"]).model == 1)
         #expect(throws: EventRejection.self) { try app.update(.number(JSONNumber(Int64.max)), ["type": "increment"]) }

@@ -221,6 +221,8 @@ final class LoopHarness<Model, Event, Effect> {
         self.loop = DaemonLoop(app: app, capacity: capacity, stats: stats, log: log, epoch: "E1", version: "0-test")
         loop.sink = sink
         loop.requestAnotherRound = { [unowned self] in anotherRoundRequests += 1 }
+        // No pass runs before the loop has started (the app's initiate has run).
+        loop.start()
     }
 
     /// Connects effects the way the daemon does: Swift routes first, then built-ins; events from synchronous
