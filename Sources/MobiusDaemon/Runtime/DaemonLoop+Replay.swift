@@ -15,7 +15,14 @@ extension DaemonLoop {
     /// (PROTOCOL.md 5). Each event takes its journaled seq. An event the update rejects now (the app changed since
     /// it was journaled) leaves the model as it was; it is logged, never dropped silently. The model-depth check is
     /// not repeated: the live daemon journaled only events that passed it.
+    ///
+    /// With an external update (an update plugin) the events wait until `start`, which replays them through the
+    /// plugin in batches before initiate, once the plugin runs.
     func replay(_ events: [(seq: UInt64, event: JSONValue)]) {
+        if externalUpdate != nil {
+            pendingReplay += events
+            return
+        }
         for (seq, json) in events {
             do {
                 let event = try app.codec.decodeEvent(json)
@@ -29,6 +36,49 @@ extension DaemonLoop {
                         + "the model stays as it was before it")
             }
             state.seq = seq
+        }
+    }
+
+    /// Replays the events `replay` kept for the external update, then calls `done` (on the reactor thread).
+    func replayThroughExternalUpdate(then done: @escaping () -> Void) {
+        guard let externalUpdate, !pendingReplay.isEmpty else {
+            done()
+            return
+        }
+        let records = pendingReplay
+        pendingReplay = []
+        var decoded: [Event] = []
+        var seqs: [UInt64] = []
+        for (seq, json) in records {
+            do {
+                decoded.append(try app.codec.decodeEvent(json))
+                seqs.append(seq)
+            } catch {
+                log.warning("replay: journaled event \(seq) no longer decodes (\(error)); skipped")
+            }
+        }
+        log.info("replaying \(decoded.count) journaled events through the update plugin")
+        externalUpdate.prepare(state.model, [decoded]) { [self] outcome in
+            switch outcome {
+            case .success(let outcomes):
+                for (index, result) in outcomes.enumerated() where index < seqs.count {
+                    switch result {
+                    case .success(let next):
+                        if let model = next.model {
+                            state.model = model
+                            state.modelJSON = nil
+                        }
+                    case .failure(let rejection):
+                        log.warning(
+                            "replay: the update plugin rejects journaled event \(seqs[index]) now (\(rejection.message)); "
+                                + "the model stays as it was before it")
+                    }
+                }
+            case .failure(let unavailable):
+                log.error("replay: \(unavailable.message); starting from the snapshot's model")
+            }
+            if let last = records.last { state.seq = max(state.seq, last.seq) }
+            done()
         }
     }
 }

@@ -50,6 +50,8 @@ final class DaemonLoop<Model, Event, Effect> {
     @exclusivity(unchecked) private var preparing = false
     /// Whether `start` has finished: no pass runs before the app's initiate has.
     @exclusivity(unchecked) private(set) var started = false
+    /// Journaled events waiting to be replayed through the external update when the loop starts.
+    var pendingReplay: [(seq: UInt64, event: JSONValue)] = []
     /// Effects run through this once their pass is committed.
     var dispatcher: EffectDispatcher<Model, Event, Effect>?
     /// Whether nothing is kept on disk (`--ephemeral`), for `hello`.
@@ -162,17 +164,7 @@ final class DaemonLoop<Model, Event, Effect> {
     func start(then done: @escaping () -> Void = {}) {
         if let externalUpdate {
             preparing = true
-            externalUpdate.initiate(state.model) { [self] outcome in
-                preparing = false
-                switch outcome {
-                case .success(let first): begin(with: first)
-                case .failure(let unavailable):
-                    log.error("initiate: \(unavailable.message); starting from the model as it is, without effects")
-                    started = true
-                }
-                done()
-                requestAnotherRound()
-            }
+            replayThroughExternalUpdate { [self] in initiate(externalUpdate, then: done) }
             return
         }
         if let initiate = app.initiate {
@@ -181,6 +173,20 @@ final class DaemonLoop<Model, Event, Effect> {
             started = true
         }
         done()
+    }
+
+    private func initiate(_ externalUpdate: ExternalUpdate<Model, Event, Effect>, then done: @escaping () -> Void) {
+        externalUpdate.initiate(state.model) { [self] outcome in
+            preparing = false
+            switch outcome {
+            case .success(let first): begin(with: first)
+            case .failure(let unavailable):
+                log.error("initiate: \(unavailable.message); starting from the model as it is, without effects")
+                started = true
+            }
+            done()
+            requestAnotherRound()
+        }
     }
 
     private func begin(with first: First<Model, Effect>) {
