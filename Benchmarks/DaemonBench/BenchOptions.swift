@@ -13,6 +13,10 @@ struct BenchOptions {
     var pacedSeconds = 4.0
     var pacedWarmUpEvents = 200
     var idleSeconds = 2.0
+    /// Events of the durable scenario's pipelined ingest, per server and run.
+    var durableEvents = 200_000
+    /// Events journaled before the recovery measurement.
+    var recoveryEvents = 1_000_000
     /// Profile mode: run only this mobiusd scenario, `runs` times, after writing mobiusd's pid to `pidFile`.
     var profile: String?
     var pidFile: String?
@@ -21,10 +25,11 @@ struct BenchOptions {
         Usage: mobiusd-bench [--mobiusd PATH] [--redis-server PATH] [--runs N] [--scenarios LIST]
                              [--events N] [--round-trips N] [--subscribers N] [--fan-out-events N]
                              [--pacings MICROSECONDS,...] [--paced-seconds S] [--paced-warm-up N] [--idle-seconds S]
+                             [--durable-events N] [--recovery-events N]
                              [--profile SCENARIO --pid-file PATH]
         Starts its own mobiusd (default: next to this binary) and redis-server on Unix sockets in a temp dir and
         measures both with the same load generator. Scenarios (default all, in this order): idle, paced, ingest,
-        round-trip, fan-out. Profile SCENARIO: ingest-off, ingest-on, round-trip, fan-out, paced.
+        round-trip, fan-out, durable. Profile SCENARIO: ingest-off, ingest-on, round-trip, fan-out, paced.
         """
 
     init(arguments: [String]) throws(BenchError) {
@@ -68,6 +73,8 @@ struct BenchOptions {
             case "--paced-seconds": pacedSeconds = try seconds()
             case "--paced-warm-up": pacedWarmUpEvents = try count()
             case "--idle-seconds": idleSeconds = try seconds()
+            case "--durable-events": durableEvents = try count()
+            case "--recovery-events": recoveryEvents = try count()
             case "--profile": profile = try value()
             case "--pid-file": pidFile = try value()
             case "--help", "-h": throw BenchError(Self.usage)

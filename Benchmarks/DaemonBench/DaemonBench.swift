@@ -56,6 +56,7 @@ struct DaemonBench {
         var idle = IdleBench.Metrics(idleSeconds: options.idleSeconds)
         var paced = options.pacings.map { PacedBench.Metrics(periodMicroseconds: $0) }
         var cpuSource: ProcessUsage.CPUSource?
+        var durable = DurableBench.Metrics()
 
         for run in 0..<options.runs {
             let kinds: [ServerKind] = run % 2 == 0 ? [.mobiusd, .redis] : [.redis, .mobiusd]
@@ -135,6 +136,10 @@ struct DaemonBench {
                 }
                 progress.append("fan-out p99 \(Self.pair(fanP99)) µs")
             }
+            if selected.contains(.durable) {
+                // Servers of their own, with their files in the scratch directory; the others are idle meanwhile.
+                progress.append(try DurableBench(options: options, scratch: scratch).measure(run: run, into: &durable))
+            }
             StandardError.write(
                 "run \(run + 1)/\(options.runs) (mobiusd vs redis): \(progress.joined(separator: "; "));"
                     + " load \(Self.loadAverage())\n")
@@ -146,6 +151,7 @@ struct DaemonBench {
         if selected.contains(.fanOut) { metrics += [fanP50, fanP99] }
         if selected.contains(.idle) { metrics += idle.all }
         if selected.contains(.paced) { metrics += paced.flatMap(\.all) }
+        if selected.contains(.durable) { metrics += durable.all }
         let load = "before \(loadBefore); after \(Self.loadAverage())"
         print("")
         Report.printTable(metrics, runs: options.runs)

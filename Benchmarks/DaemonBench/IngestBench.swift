@@ -8,7 +8,11 @@ enum IngestBench {
 
     /// Events per second from the first write to the last awaited reply. With `replies == false` (mobiusd only)
     /// the connection says `reply off` first and the run ends at the reply to a trailing `ping`.
-    static func run(kind: ServerKind, socketPath: String, events: Int, replies: Bool) throws(BenchError) -> Double {
+    /// `event` replaces `kind.event` (redis `INCR` for the durable scenario).
+    static func run(
+        kind: ServerKind, socketPath: String, events: Int, replies: Bool, event: [UInt8]? = nil
+    ) throws(BenchError) -> Double {
+        let event = event ?? kind.event
         precondition(replies || kind == .mobiusd, "redis always replies to PUBLISH")
         let stream = try UnixStream.connect(path: socketPath)
         defer { stream.close() }
@@ -28,8 +32,8 @@ enum IngestBench {
             }
         }
 
-        let chunk = Array([[UInt8]](repeating: kind.event, count: chunkEvents).joined())
-        let eventSize = kind.event.count
+        let chunk = Array([[UInt8]](repeating: event, count: chunkEvents).joined())
+        let eventSize = event.count
         let trailer: [UInt8] = replies ? [] : Array("ping\n".utf8)
         let expectedLines = replies ? events : 1
         let start = SystemProcess.monotonicNanoseconds()

@@ -8,12 +8,17 @@ enum RoundTripBench {
         let p99Microseconds: Double
     }
 
-    static func run(kind: ServerKind, socketPath: String, count: Int) throws(BenchError) -> Result {
+    /// - Parameter event: what to send instead of `kind.event` (redis `INCR` for the durable scenario).
+    static func run(
+        kind: ServerKind, socketPath: String, count: Int, event: [UInt8]? = nil
+    ) throws(BenchError)
+        -> Result
+    {
         let stream = try UnixStream.connect(path: socketPath)
         defer { stream.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 64)
         defer { buffer.deallocate() }
-        let event = kind.event
+        let event = event ?? kind.event
         var latencies = [UInt64](repeating: 0, count: count)
         let start = SystemProcess.monotonicNanoseconds()
         for index in 0..<count {

@@ -10,6 +10,9 @@ enum Scenario: String, CaseIterable, Sendable {
     case roundTrip = "round-trip"
     /// 4: 1,000 subscribers see each event.
     case fanOut = "fan-out"
+    /// 7 and 8: durable ingest (fsync always) against redis AOF (`appendfsync always`, INCR), and recovery of
+    /// a journal of `--recovery-events` events.
+    case durable
 
     /// Parses a comma-separated list such as `paced,idle` (`all` for every scenario).
     static func parse(_ list: String) throws(BenchError) -> Set<Scenario> {
