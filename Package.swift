@@ -21,7 +21,9 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(name: "MobiusSystem", dependencies: ["CLinux"]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd"),
-        .target(name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "MobiusSystem", "CSystemd"]),
+        .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(
+            name: "MobiusDaemon", dependencies: ["MobiusCore", "MobiusJSON", "MobiusSystem", "CSystemd", "CDBus"]),
         .executableTarget(name: "mobiusd", dependencies: ["MobiusDaemon"]),
         .executableTarget(name: "mobiusctl", dependencies: ["MobiusJSON", "MobiusSystem"]),
         .executableTarget(
@@ -62,12 +64,16 @@ let package = Package(
         .executableTarget(
             name: "mobiusd-fixture-wedge", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON", "MobiusSystem"],
             path: "Tests/Fixtures/WedgeApp"),
+        // A JSON app that records every event, for the D-Bus integration tests.
+        .executableTarget(
+            name: "mobiusd-fixture-dbus-recorder", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
+            path: "Tests/Fixtures/DBusRecorderApp"),
         // Spawns the built mobiusd, mobiusctl and fixtures; depends on them so `swift test` builds them first.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
-                "mobiusd-fixture-wedge",
+                "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder",
             ]),
     ]
 )

@@ -58,19 +58,6 @@ public struct DaemonConfig: Sendable {
         public var interval: Double = 60
     }
 
-    /// One D-Bus event source (section 3).
-    public struct DBusSource: Sendable {
-        /// `system`, `session` or a bus address, from `bus` (required).
-        public var bus: String
-        /// The `type` of the events this source produces, from `type` (required).
-        public var type: String
-        /// The match rule's fields (`sender`, `path`, `path_namespace`, `interface`, `member`, `arg0`…), from
-        /// `match`, in file order; default none.
-        public var match: [(String, String)]
-        /// An object merged over the fields of each event produced, from `event`; default `nil`.
-        public var event: JSONValue?
-    }
-
     /// The app's name, from `app`; `nil` keeps the app's own name (`counter` for the default app).
     public var app: String?
     /// The starting model in the app's JSON form, from `model`; `nil` keeps the app's own.
@@ -175,10 +162,7 @@ public struct DaemonConfig: Sendable {
         }
         if let sources = top.value("dbus") {
             guard case .array(let items) = sources else { throw ConfigError(key: "dbus", "must be an array") }
-            for (index, item) in items.enumerated() {
-                var section = try ConfigReader(item, path: "dbus[\(index)]")
-                dbus.append(try Self.dbusSource(&section))
-            }
+            dbus = try Self.dbusSources(items)
         }
         if var socket = try top.section("socket") {
             socketPath = try socket.string("path").map { FileSystem.resolve($0, against: baseDirectory) }
@@ -285,33 +269,5 @@ public struct DaemonConfig: Sendable {
         }
         try section.rejectUnknownKeys()
         return plugin
-    }
-
-    private static let matchKeys: Set<String> = ["sender", "path", "path_namespace", "interface", "member"]
-
-    private static func dbusSource(_ section: inout ConfigReader) throws(ConfigError) -> DBusSource {
-        guard let bus = try section.string("bus") else {
-            throw ConfigError(key: section.keyPath("bus"), "is required: \"system\", \"session\" or an address")
-        }
-        guard let type = try section.string("type") else {
-            throw ConfigError(key: section.keyPath("type"), "is required: the event type to produce")
-        }
-        var match: [(String, String)] = []
-        if var matchSection = try section.section("match") {
-            for key in matchSection.object.keys {
-                let isArgument = key.hasPrefix("arg") && Int(key.dropFirst(3)).map { (0...63).contains($0) } == true
-                guard matchKeys.contains(key) || isArgument else { continue }
-                guard let value = try matchSection.string(key) else { continue }
-                match.append((key, value))
-            }
-            try matchSection.rejectUnknownKeys()
-        }
-        let event = section.value("event")
-        if let event, case .object = event {
-        } else if event != nil {
-            throw ConfigError(key: section.keyPath("event"), "must be a JSON object merged into each event")
-        }
-        try section.rejectUnknownKeys()
-        return DBusSource(bus: bus, type: type, match: match, event: event)
     }
 }

@@ -20,6 +20,8 @@ final class BuiltinEffects {
     private let reactor: Reactor
     private let deliver: (JSONValue) -> Void
     private var pendingTimers = 0
+    /// `mobiusd.dbus.call` and `mobiusd.dbus.emit` (DBus/DBusEffects).
+    var dbus: DBusEffects?
 
     /// - Parameter deliver: hands a timer's event to the loop (reactor thread).
     init(log: DaemonLog, reactor: Reactor, deliver: @escaping (JSONValue) -> Void) {
@@ -63,6 +65,7 @@ final class BuiltinEffects {
             }
             return true
         default:
+            if let dbus, key.hasPrefix("mobiusd.dbus.") { return try dbus.handle(effect, key: key) }
             return false
         }
     }

@@ -29,6 +29,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     private var stopDeadline: UInt64 = .max
     /// Events from Swift effect handlers running on other threads (async routes, routes on a queue).
     private let effectInbox: EventInbox<Event>
+    /// D-Bus sources and the buses of `mobiusd.dbus.*` effects, each on a thread of its own.
+    let dbus: DBusSources
 
     /// Stack of the parse thread: JSON nests at most 512 levels, which the parser's recursion needs a few hundred
     /// KiB for.
@@ -39,7 +41,8 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     init(
         app: DaemonApp<Model, Event, Effect>, listener: FileDescriptor, signals: SignalFD, settings: ServerSettings,
-        log: DaemonLog, stats: DaemonStats, epoch: String, plugins specs: [PluginSpec] = []
+        log: DaemonLog, stats: DaemonStats, epoch: String, plugins specs: [PluginSpec] = [],
+        dbusSources: [DaemonConfig.DBusSource] = []
     ) throws(SystemError) {
         let reactor = try Reactor()
         let worker = BlockingWorker(name: "mobiusd-worker")
@@ -61,6 +64,10 @@ final class DaemonRuntime<Model, Event, Effect> {
         effectInbox = EventInbox(kind: .effect, capacity: 4096, policy: .block) {
             waker.post { loopRef.value.inboxHasItems() }
         }
+        dbus = try DBusSources(sources: dbusSources, log: log, waker: waker) {
+            waker.post { loopRef.value.inboxHasItems() }
+        }
+        dbus.holdReadiness(readiness)
         _ = try reactor.register(signals.fd, for: .readable, handler: signalHandler)
         wire(app: app)
     }
@@ -73,6 +80,8 @@ final class DaemonRuntime<Model, Event, Effect> {
         loop.statusMembers = { [unowned self] in statusMembers() }
         loop.attach(effectInbox) { event in .event(event, json: nil, source: .effect, ticket: nil) }
         let builtins = BuiltinEffects(log: log, reactor: reactor) { [unowned self] json in deliverTimerEvent(json) }
+        dbus.connect(to: loop, stats: stats, log: log)
+        builtins.dbus = DBusEffects(sources: dbus, log: log)
         let reactorThread = SystemThread.currentID
         let inbox = effectInbox
         let loop = self.loop
@@ -164,9 +173,11 @@ final class DaemonRuntime<Model, Event, Effect> {
     /// Runs the reactor on the calling thread until shutdown has finished.
     func run() throws(SystemError) {
         startPluginsThenLoop()
+        dbus.start()
         systemd.start(readiness: readiness)
         readiness.open()
         try reactor.run()
+        dbus.stop()
         server.closeAll()
         dispatcher?.dispose()
         effectInbox.close()
@@ -207,7 +218,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         return [
             ("connections", .number(JSONNumber(server.connectionCount))),
             ("plugins", plugins.statusJSON),
-            ("dbus", .object([:])),
+            ("dbus", dbus.status),
             ("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))),
         ]
     }

@@ -140,9 +140,6 @@ struct DaemonSetup<Model, Event, Effect> {
             ? nil
             : StateDirectory.resolve(flag: options.stateDirectory, configured: config.stateDirectory, app: app.name)
         let journal = try DaemonJournal.open(settings: JournalSettings(config), path: statePath, log: log)
-        if !config.dbus.isEmpty {
-            log.warning("D-Bus sources in the config are not run by this version yet")
-        }
         let activated = try SocketActivation.take()
         let listener = try activated?.listener ?? bindListener()
         let listeningOn = activated.map { $0.path ?? "the socket systemd passed" } ?? socketPath
@@ -165,7 +162,8 @@ struct DaemonSetup<Model, Event, Effect> {
                 let journal = journalBound.value
                 let runtime = try DaemonRuntime(
                     app: setup.app, listener: listener, signals: signals, settings: setup.settings,
-                    log: log, stats: stats, epoch: journal.epoch, plugins: setup.plugins)
+                    log: log, stats: stats, epoch: journal.epoch, plugins: setup.plugins,
+                    dbusSources: setup.config.dbus)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
                 try journal.recover(into: runtime.loop)
                 journal.attach(to: runtime)

@@ -1,0 +1,169 @@
+import MobiusJSON
+
+/// The built-in effects `mobiusd.dbus.call` and `mobiusd.dbus.emit` (docs/dbus.md), checked and typed on the
+/// reactor thread and sent by the bus's thread.
+///
+/// - `{"type":"mobiusd.dbus.call","bus":B,"destination":D,"path":P,"interface":I?,"member":M,"signature":S?,
+///   "args":[…]?,"timeout":T?,"event":E?}`: the reply comes back as `E` plus `"reply":[…]`, a failure as `E` plus
+///   `"error":{"name":…,"message":…}` (a bad argument too, naming it). Without `event` nobody waits for a reply.
+/// - `{"type":"mobiusd.dbus.emit","bus":B,"path":P,"interface":I,"member":M,"signature":S?,"args":[…]?,
+///   "destination":D?}` emits a signal.
+final class DBusEffects {
+    private let sources: DBusSources
+    private let log: DaemonLog
+
+    static let callKeys: Set<String> = [
+        "type", "bus", "destination", "path", "interface", "member", "signature", "args", "timeout", "event",
+    ]
+    static let emitKeys: Set<String> = [
+        "type", "bus", "destination", "path", "interface", "member", "signature", "args",
+    ]
+    static let defaultCallTimeout = 25.0
+
+    init(sources: DBusSources, log: DaemonLog) {
+        self.sources = sources
+        self.log = log
+    }
+
+    /// Carries out a `mobiusd.dbus.*` effect: `false` for another key.
+    /// - Throws: `BuiltinEffects.Failure` for a malformed effect that has no `event` to report it to.
+    func handle(_ effect: JSONValue, key: String) throws(BuiltinEffects.Failure) -> Bool {
+        switch key {
+        case "mobiusd.dbus.call":
+            let template = effect["event"].flatMap { $0.objectValue != nil ? $0 : nil }
+            do {
+                try call(effect, template: template)
+            } catch {
+                guard let template else { throw BuiltinEffects.Failure(description: "mobiusd.dbus.call: \(error)") }
+                log.limited("dbus call", .warning, "mobiusd.dbus.call refused: \(error)")
+                sources.deliverNow(Self.failureEvent(template, .invalidArgs(error.description)))
+            }
+            return true
+        case "mobiusd.dbus.emit":
+            do {
+                try emit(effect)
+            } catch {
+                throw BuiltinEffects.Failure(description: "mobiusd.dbus.emit: \(error)")
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func failureEvent(_ template: JSONValue, _ failure: DBusFailure) -> JSONValue {
+        var object = template.objectValue ?? JSONObject()
+        object["error"] = .object(
+            JSONObject([("name", .string(failure.name)), ("message", .string(failure.message))]))
+        return .object(object)
+    }
+
+    private func call(_ effect: JSONValue, template: JSONValue?) throws(DBusArgumentError) {
+        let fields = try EffectFields(effect, allowed: Self.callKeys)
+        if effect["event"] != nil && template == nil {
+            throw DBusArgumentError(argument: "event", problem: "must be an object (the reply's event)")
+        }
+        let bus = try fields.bus()
+        let call = DBusMethodCall(
+            destination: try fields.name("destination", DBusNames.isBusName, "a bus name", required: true)!,
+            path: try fields.name("path", DBusNames.isObjectPath, "an object path", required: true)!,
+            interface: try fields.name("interface", DBusNames.isInterface, "an interface name", required: false),
+            member: try fields.name("member", DBusNames.isMember, "a member name", required: true)!,
+            arguments: try fields.arguments(),
+            timeout: try fields.timeout(default: Self.defaultCallTimeout))
+        guard let message = call.message() else {
+            throw DBusArgumentError(argument: "args", problem: "libdbus could not build the message (out of memory)")
+        }
+        if template == nil { message.setNoReply() }
+        let what = "\(call.destination) \(call.interface.map { "\($0)." } ?? "")\(call.member)"
+        guard let worker = sources.worker(for: bus) else {
+            throw DBusArgumentError(
+                argument: "bus", problem: "no more buses can be opened (\(DBusSources.maxEffectBuses) besides the sources')")
+        }
+        guard worker.submit(.call(message, timeout: call.timeout, template: template, what: what)) else {
+            throw DBusArgumentError(argument: "bus", problem: "too many calls are queued for the \(bus) bus")
+        }
+    }
+
+    private func emit(_ effect: JSONValue) throws(DBusArgumentError) {
+        let fields = try EffectFields(effect, allowed: Self.emitKeys)
+        let bus = try fields.bus()
+        let path = try fields.name("path", DBusNames.isObjectPath, "an object path", required: true)!
+        let interface = try fields.name("interface", DBusNames.isInterface, "an interface name", required: true)!
+        let member = try fields.name("member", DBusNames.isMember, "a member name", required: true)!
+        let destination = try fields.name("destination", DBusNames.isBusName, "a bus name", required: false)
+        let arguments = try fields.arguments()
+        guard let message = DBusMessage.signal(path: path, interface: interface, member: member),
+            message.append(arguments)
+        else {
+            throw DBusArgumentError(argument: "args", problem: "libdbus could not build the message (out of memory)")
+        }
+        if let destination { message.setDestination(destination) }
+        guard let worker = sources.worker(for: bus) else {
+            throw DBusArgumentError(
+                argument: "bus", problem: "no more buses can be opened (\(DBusSources.maxEffectBuses) besides the sources')")
+        }
+        guard worker.submit(.emit(message, what: "\(interface).\(member)")) else {
+            throw DBusArgumentError(argument: "bus", problem: "too many signals are queued for the \(bus) bus")
+        }
+    }
+}
+
+/// Reads an effect's members, naming the member in every error.
+private struct EffectFields {
+    let object: JSONObject
+
+    init(_ effect: JSONValue, allowed: Set<String>) throws(DBusArgumentError) {
+        guard case .object(let object) = effect else {
+            throw DBusArgumentError(argument: "effect", problem: "must be an object")
+        }
+        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+            throw DBusArgumentError(argument: unknown, problem: "unknown member")
+        }
+        self.object = object
+    }
+
+    func bus() throws(DBusArgumentError) -> String {
+        guard case .string(let bus)? = object["bus"], DBusNames.isBus(bus) else {
+            throw DBusArgumentError(argument: "bus", problem: "must be \"system\", \"session\" or a bus address")
+        }
+        return bus
+    }
+
+    func name(_ key: String, _ valid: (String) -> Bool, _ what: String, required: Bool) throws(DBusArgumentError)
+        -> String?
+    {
+        guard let value = object[key], !value.isNull else {
+            if required { throw DBusArgumentError(argument: key, problem: "is required: \(what)") }
+            return nil
+        }
+        guard case .string(let text) = value, valid(text) else {
+            throw DBusArgumentError(argument: key, problem: "must be \(what)")
+        }
+        return text
+    }
+
+    func arguments() throws(DBusArgumentError) -> [DBusArgument] {
+        let signature: String
+        switch object["signature"] {
+        case nil, .null?: signature = ""
+        case .string(let text)?: signature = text
+        default: throw DBusArgumentError(argument: "signature", problem: "must be a string")
+        }
+        let values: [JSONValue]
+        switch object["args"] {
+        case nil, .null?: values = []
+        case .array(let items)?: values = items
+        default: throw DBusArgumentError(argument: "args", problem: "must be an array")
+        }
+        return try DBusArgument.list(values, signature: signature)
+    }
+
+    func timeout(default fallback: Double) throws(DBusArgumentError) -> Double {
+        guard let value = object["timeout"], !value.isNull else { return fallback }
+        guard let seconds = value.doubleValue, seconds.isFinite, DBusMethodCall.timeoutRange.contains(seconds) else {
+            throw DBusArgumentError(argument: "timeout", problem: "must be a number of seconds from 0.001 to 3600")
+        }
+        return seconds
+    }
+}

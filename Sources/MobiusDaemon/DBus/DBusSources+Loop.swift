@@ -1,0 +1,43 @@
+import MobiusJSON
+
+extension DBusSources {
+    /// Wires the bus threads' inboxes to `loop`: each event is decoded by the app's codec (a rejection is
+    /// counted and logged like other sources'), traced to monitors as `{"trace":"dbus","source":…,"event":…}`,
+    /// and queued as a `dbus` event.
+    func connect<Model, Event, Effect>(
+        to loop: DaemonLoop<Model, Event, Effect>, stats: DaemonStats, log: DaemonLog
+    ) {
+        deliverNow = { [unowned loop] json in
+            do {
+                loop.enqueue(.event(try loop.app.codec.decodeEvent(json), json: json, source: .dbus, ticket: nil))
+            } catch {
+                stats.sourceEventsRejected.add(1, ordering: .relaxed)
+                log.limited(
+                    "event rejected", .warning,
+                    "event from mobiusd.dbus.call rejected: \(EventRejection.message(for: error))")
+            }
+        }
+        attach = { [unowned loop] worker in
+            loop.attach(worker.inbox) { delivery in
+                worker.release(cost: delivery.cost)
+                let monitors = loop.monitorList
+                if !monitors.isEmpty {
+                    loop.sink?.trace(
+                        JSONLine.object([
+                            ("trace", "dbus"), ("source", .string(delivery.source)), ("event", delivery.event),
+                        ]), to: monitors)
+                }
+                do {
+                    let event = try loop.app.codec.decodeEvent(delivery.event)
+                    return .event(event, json: delivery.event, source: .dbus, ticket: nil)
+                } catch {
+                    stats.sourceEventsRejected.add(1, ordering: .relaxed)
+                    log.limited(
+                        "event rejected", .warning,
+                        "event from D-Bus source \(delivery.source) rejected: \(EventRejection.message(for: error))")
+                    return nil
+                }
+            }
+        }
+    }
+}
