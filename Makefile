@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 RELEASE_FLAGS := -c release
-APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon redis-server pkg-config systemd
+APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon dbus-bin python3-dbus python3-gi redis-server pkg-config systemd
 BENCH_RUNS ?= 5
 
 .PHONY: all deps build test lint format bench run clean install install-files uninstall

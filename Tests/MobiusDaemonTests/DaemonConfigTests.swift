@@ -65,7 +65,10 @@ struct DaemonConfigTests {
             ),
             (#"{"plugins":{"p":{"exec":["x"],"colour":1}}}"#, "plugins.p.colour: unknown key"),
             (#"{"dbus":[{"bus":"session"}]}"#, "dbus[0].type: is required: the event type to produce"),
-            (#"{"dbus":[{"bus":"s","type":"t","match":{"membr":"x"}}]}"#, "dbus[0].match.membr: unknown key"),
+            (
+                #"{"dbus":[{"bus":"session","type":"t","match":{"membr":"x"}}]}"#,
+                "dbus[0].match.membr: unknown match key (use sender, path, path_namespace, interface, member, arg0…arg63)"
+            ),
             (#"{"app":"../etc"}"#, "app: must be 1-64 characters of letters, digits, '-', '_' or '.'"),
             ("[]", "(top level): must be a JSON object"),
         ])

@@ -74,7 +74,7 @@ extension DaemonConfig {
         let rule = try DBusMatchRule(fields: match) { section.keyPath("match.\($0)") }
         let event = section.value("event")
         if let event, case .object = event {
-        } else if event != nil {
+        } else if case .some = event {
             throw ConfigError(key: section.keyPath("event"), "must be a JSON object merged into each event")
         }
         var source = DBusSource(
@@ -110,7 +110,7 @@ extension DaemonConfig {
         let path = try required("path", DBusNames.isObjectPath, "an object path (/org/example/Object)")
         let member = try required("member", DBusNames.isMember, "a method name (GetAll)")
         var interface: String?
-        if section.value("interface") != nil {
+        if case .some = section.value("interface") {
             interface = try required("interface", DBusNames.isInterface, "an interface name (org.example.Iface)")
         }
         let signature = try section.string("signature") ?? ""

@@ -81,9 +81,10 @@ extension DBusArgument {
             guard case .object(let object) = json else { throw fail("expected an object for \(type.name)") }
             var entries: [(DBusArgument, DBusArgument)] = []
             for (key, value) in object.members {
-                let where_ = "\(place)[\(String(decoding: JSONValue.string(key).encoded(), as: UTF8.self))]"
-                let typedKey = try Self.key(key, keyType, at: where_)
-                entries.append((typedKey, try DBusArgument(json: value, type: valueType, at: where_, depth: depth + 1)))
+                let memberPlace = "\(place)[\(String(decoding: JSONValue.string(key).encoded(), as: UTF8.self))]"
+                let typedKey = try Self.key(key, keyType, at: memberPlace)
+                let typedValue = try DBusArgument(json: value, type: valueType, at: memberPlace, depth: depth + 1)
+                entries.append((typedKey, typedValue))
             }
             self = .dictionary(key: keyType, value: valueType, entries)
         case .structure(let fields):
@@ -118,7 +119,8 @@ extension DBusArgument {
         return text
     }
 
-    private static func key(_ key: String, _ type: DBusType, at place: String) throws(DBusArgumentError) -> DBusArgument {
+    private static func key(_ key: String, _ type: DBusType, at place: String) throws(DBusArgumentError) -> DBusArgument
+    {
         let json: JSONValue
         switch type {
         case .string, .objectPath, .signature: json = .string(key)

@@ -17,12 +17,15 @@ extension DBusBusWorker {
                     fail(template, what, .disconnected("the \(bus) bus is not connected (state \(state.rawValue))"))
                     continue
                 }
-                guard template == nil || pendingCalls.count < Self.maxPendingCalls else {
+                let waitsForReply = template.map { _ in true } ?? false
+                guard !waitsForReply || pendingCalls.count < Self.maxPendingCalls else {
                     fail(template, what, .limitsExceeded("\(Self.maxPendingCalls) calls already wait for replies"))
                     continue
                 }
                 guard let serial = connection.send(message) else {
-                    fail(template, what, DBusFailure(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory"))
+                    fail(
+                        template, what,
+                        DBusFailure(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory"))
                     continue
                 }
                 if let template {
@@ -44,7 +47,9 @@ extension DBusBusWorker {
         guard let call = pendingCalls.removeValue(forKey: message.replySerial) else { return }
         if message.kind == .error {
             let text = (try? message.arguments(limits: DBusReadLimits()))?.values.first?.stringValue ?? ""
-            fail(call.template, call.what, DBusFailure(name: message.errorName ?? "org.freedesktop.DBus.Error.Failed", message: text))
+            fail(
+                call.template, call.what,
+                DBusFailure(name: message.errorName ?? "org.freedesktop.DBus.Error.Failed", message: text))
             return
         }
         do {

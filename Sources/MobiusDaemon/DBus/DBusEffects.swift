@@ -30,7 +30,9 @@ final class DBusEffects {
     func handle(_ effect: JSONValue, key: String) throws(BuiltinEffects.Failure) -> Bool {
         switch key {
         case "mobiusd.dbus.call":
-            let template = effect["event"].flatMap { $0.objectValue != nil ? $0 : nil }
+            // Only an object is a template (JSONValue is nil-literal expressible, so no `nil` literals here).
+            var template: JSONValue? = .none
+            if case .object(let object)? = effect["event"] { template = .object(object) }
             do {
                 try call(effect, template: template)
             } catch {
@@ -60,7 +62,8 @@ final class DBusEffects {
 
     private func call(_ effect: JSONValue, template: JSONValue?) throws(DBusArgumentError) {
         let fields = try EffectFields(effect, allowed: Self.callKeys)
-        if effect["event"] != nil && template == nil {
+        // (JSONValue is nil-literal expressible: `effect["event"] != nil` would compare with `null`.)
+        if case .some = effect["event"], case .none = template {
             throw DBusArgumentError(argument: "event", problem: "must be an object (the reply's event)")
         }
         let bus = try fields.bus()
@@ -74,11 +77,12 @@ final class DBusEffects {
         guard let message = call.message() else {
             throw DBusArgumentError(argument: "args", problem: "libdbus could not build the message (out of memory)")
         }
-        if template == nil { message.setNoReply() }
+        if case .none = template { message.setNoReply() }
         let what = "\(call.destination) \(call.interface.map { "\($0)." } ?? "")\(call.member)"
         guard let worker = sources.worker(for: bus) else {
             throw DBusArgumentError(
-                argument: "bus", problem: "no more buses can be opened (\(DBusSources.maxEffectBuses) besides the sources')")
+                argument: "bus",
+                problem: "no more buses can be opened (\(DBusSources.maxEffectBuses) besides the sources')")
         }
         guard worker.submit(.call(message, timeout: call.timeout, template: template, what: what)) else {
             throw DBusArgumentError(argument: "bus", problem: "too many calls are queued for the \(bus) bus")
@@ -101,7 +105,8 @@ final class DBusEffects {
         if let destination { message.setDestination(destination) }
         guard let worker = sources.worker(for: bus) else {
             throw DBusArgumentError(
-                argument: "bus", problem: "no more buses can be opened (\(DBusSources.maxEffectBuses) besides the sources')")
+                argument: "bus",
+                problem: "no more buses can be opened (\(DBusSources.maxEffectBuses) besides the sources')")
         }
         guard worker.submit(.emit(message, what: "\(interface).\(member)")) else {
             throw DBusArgumentError(argument: "bus", problem: "too many signals are queued for the \(bus) bus")
@@ -130,7 +135,9 @@ private struct EffectFields {
         return bus
     }
 
-    func name(_ key: String, _ valid: (String) -> Bool, _ what: String, required: Bool) throws(DBusArgumentError)
+    func name(
+        _ key: String, _ valid: (String) -> Bool, _ what: String, required: Bool
+    ) throws(DBusArgumentError)
         -> String?
     {
         guard let value = object[key], !value.isNull else {

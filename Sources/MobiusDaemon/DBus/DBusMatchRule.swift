@@ -43,7 +43,8 @@ struct DBusMatchRule: Sendable, Equatable {
                     String(index) == field.dropFirst(3)
                 else {
                     throw ConfigError(
-                        key: key(field), "unknown match key (use sender, path, path_namespace, interface, member, arg0…arg63)")
+                        key: key(field),
+                        "unknown match key (use sender, path, path_namespace, interface, member, arg0…arg63)")
                 }
                 arguments[index] = value
             }

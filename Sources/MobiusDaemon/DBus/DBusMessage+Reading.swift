@@ -129,7 +129,9 @@ private struct ArgumentReader {
         }
     }
 
-    private mutating func array(_ iterator: inout DBusMessageIter, depth: Int) throws(DBusMessage.ReadProblem)
+    private mutating func array(
+        _ iterator: inout DBusMessageIter, depth: Int
+    ) throws(DBusMessage.ReadProblem)
         -> JSONValue
     {
         let element = dbus_message_iter_get_element_type(&iterator)
@@ -158,10 +160,14 @@ private struct ArgumentReader {
     }
 
     /// Arrays of fixed-size numbers (byte arrays above all) in one read, counted before anything is built.
-    private mutating func fixedArray(_ inner: inout DBusMessageIter, element: Int32) throws(DBusMessage.ReadProblem)
+    private mutating func fixedArray(
+        _ inner: inout DBusMessageIter, element: Int32
+    ) throws(DBusMessage.ReadProblem)
         -> JSONValue?
     {
-        func read<T: BitwiseCopyable>(_: T.Type, _ convert: (T) -> JSONValue) throws(DBusMessage.ReadProblem) -> JSONValue {
+        func read<T: BitwiseCopyable>(
+            _: T.Type, _ convert: (T) -> JSONValue
+        ) throws(DBusMessage.ReadProblem) -> JSONValue {
             var pointer: UnsafeMutableRawPointer? = nil
             var length: Int32 = 0
             dbus_message_iter_get_fixed_array(&inner, &pointer, &length)

@@ -8,7 +8,8 @@ extension DBusMessage {
         return arguments.allSatisfy { Self.append($0, to: &iterator) }
     }
 
-    private static func basic<T: BitwiseCopyable>(_ value: T, _ type: Int32, _ iterator: inout DBusMessageIter) -> Bool {
+    private static func basic<T: BitwiseCopyable>(_ value: T, _ type: Int32, _ iterator: inout DBusMessageIter) -> Bool
+    {
         var copy = value
         return dbus_message_iter_append_basic(&iterator, type, &copy) != 0
     }

@@ -13,8 +13,9 @@ struct DBusMethodCall: Sendable {
 
     /// The libdbus message; `nil` when libdbus runs out of memory.
     func message() -> DBusMessage? {
-        guard let message = DBusMessage.methodCall(
-            destination: destination, path: path, interface: interface, member: member),
+        guard
+            let message = DBusMessage.methodCall(
+                destination: destination, path: path, interface: interface, member: member),
             message.append(arguments)
         else { return nil }
         return message

@@ -83,7 +83,7 @@ final class DBusSources {
     /// Holds `READY=1` (PROTOCOL.md 4) until every source's first attempt has settled: reachable buses' matches
     /// are in and their initial reads done; an unreachable bus releases it after its first failed attempt.
     func holdReadiness(_ gate: ReadinessGate) {
-        guard !firstAttemptsSettled || workers.isEmpty else { return }
+        guard !workers.isEmpty else { return }
         let hold = gate.hold("D-Bus sources")
         whenFirstAttemptsSettled { hold.release() }
     }

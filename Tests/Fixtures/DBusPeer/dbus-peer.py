@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""A D-Bus peer for mobiusd's integration tests, on a private bus given by its address.
+
+Usage: dbus-peer.py COMMAND ADDRESS [ARG]
+  all-types      emit org.mobiusd.Test.AllTypes with one argument of every D-Bus type
+  emit MEMBER S  emit org.mobiusd.Test.MEMBER with one string argument S
+  flood N        emit N signals org.mobiusd.Test.Flood(u) as fast as the bus takes them
+  flood-then-wait N   print "ready", then flood N
+  huge N         emit org.mobiusd.Test.Huge with a byte array of N bytes
+  wide N         emit org.mobiusd.Test.Wide with an array of N strings
+  deep N         emit org.mobiusd.Test.Deep with a variant nested N deep
+  serve          own org.mobiusd.TestService and answer calls on /org/mobiusd/Test: Echo returns its arguments,
+                 Fail returns an error, Hang never answers, Properties.GetAll returns a{sv}; prints "ready"
+  listen         print each org.mobiusd.Test signal as a JSON line; prints "ready" once the match is in
+Needs python3-dbus and python3-gi (Debian), run with /usr/bin/python3.
+"""
+import json
+import os
+import sys
+
+import dbus
+import dbus.lowlevel
+import dbus.mainloop.glib
+
+PATH = "/org/mobiusd/Test"
+IFACE = "org.mobiusd.Test"
+
+
+def connect(address, mainloop=False):
+    if mainloop:
+        dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    return dbus.bus.BusConnection(address)
+
+
+def emit(bus, member, signature, *args):
+    message = dbus.lowlevel.SignalMessage(PATH, IFACE, member)
+    message.append(*args, signature=signature)
+    bus.send_message(message)
+
+
+def plain(value):
+    """A dbus-python value as plain JSON-able Python."""
+    if isinstance(value, dbus.Boolean):
+        return bool(value)
+    if isinstance(value, (dbus.Array, dbus.Struct, list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, (dbus.Dictionary, dict)):
+        return {str(plain(key)): plain(item) for key, item in value.items()}
+    if isinstance(value, (dbus.String, dbus.ObjectPath, dbus.Signature)):
+        return str(value)
+    if isinstance(value, dbus.Double):
+        return float(value)
+    if isinstance(value, int):
+        return int(value)
+    return str(value)
+
+
+def all_types(bus):
+    fd = os.open("/dev/null", os.O_RDONLY)
+    emit(
+        bus, "AllTypes", "ybnqiuxtdsoga{sv}(is)ayha{ia(s)}advab",
+        dbus.Byte(255), True, dbus.Int16(-32768), dbus.UInt16(65535), dbus.Int32(-2147483648),
+        dbus.UInt32(4294967295), dbus.Int64(-9223372036854775808), dbus.UInt64(18446744073709551615), 1.5,
+        "h\u00e9llo \u2713", dbus.ObjectPath("/org/mobiusd/Obj"), dbus.Signature("a{sv}"),
+        dbus.Dictionary({"Percentage": dbus.Double(42.5), "OnBattery": dbus.Boolean(True),
+                         "Nested": dbus.Int32(7, variant_level=2)}, signature="sv"),
+        dbus.Struct((1, "x"), signature="is"), dbus.ByteArray(b"\x00\x01\xff"), dbus.types.UnixFd(fd),
+        dbus.Dictionary({1: [("a",)]}, signature="ia(s)"), dbus.Array([0.5, -1e300], signature="d"),
+        dbus.String("in variant", variant_level=1), dbus.Array([True, False], signature="b"))
+
+
+def serve(bus):
+    from gi.repository import GLib
+
+    def handle(connection, message):
+        if not isinstance(message, dbus.lowlevel.MethodCallMessage) or message.get_path() != PATH:
+            return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
+        member = message.get_member()
+        if member == "Hang":
+            return dbus.lowlevel.HANDLER_RESULT_HANDLED
+        if member == "Fail":
+            connection.send_message(dbus.lowlevel.ErrorMessage(message, "org.mobiusd.Error.Failed", "as asked"))
+            return dbus.lowlevel.HANDLER_RESULT_HANDLED
+        reply = dbus.lowlevel.MethodReturnMessage(message)
+        if member == "Echo":
+            reply.append(*message.get_args_list(), signature=message.get_signature())
+        elif member == "GetAll":
+            reply.append(dbus.Dictionary({"OnBattery": True, "Percentage": dbus.Double(55.0)}, signature="sv"),
+                         signature="a{sv}")
+        else:
+            reply = dbus.lowlevel.ErrorMessage(message, "org.freedesktop.DBus.Error.UnknownMethod", member)
+        connection.send_message(reply)
+        return dbus.lowlevel.HANDLER_RESULT_HANDLED
+
+    bus.add_message_filter(handle)
+    bus.request_name("org.mobiusd.TestService")
+    print("ready", flush=True)
+    GLib.MainLoop().run()
+
+
+def listen(bus):
+    from gi.repository import GLib
+
+    def handle(connection, message):
+        if isinstance(message, dbus.lowlevel.SignalMessage) and message.get_interface() == IFACE:
+            print(json.dumps({"sender": message.get_sender(), "path": message.get_path(),
+                              "destination": message.get_destination(),
+                              "member": message.get_member(), "signature": message.get_signature(),
+                              "args": plain(message.get_args_list())}), flush=True)
+        return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
+
+    bus.add_message_filter(handle)
+    bus.add_match_string("type='signal',interface='%s'" % IFACE)
+    print("ready", flush=True)
+    GLib.MainLoop().run()
+
+
+def main():
+    command, address = sys.argv[1], sys.argv[2]
+    argument = sys.argv[3] if len(sys.argv) > 3 else None
+    bus = connect(address, mainloop=command in ("serve", "listen"))
+    if command == "all-types":
+        all_types(bus)
+    elif command == "emit":
+        emit(bus, argument, "s", sys.argv[4])
+    elif command == "flood":
+        for index in range(int(argument)):
+            emit(bus, "Flood", "u", dbus.UInt32(index))
+    elif command == "flood-then-wait":
+        print("ready", flush=True)
+        for index in range(int(argument)):
+            emit(bus, "Flood", "u", dbus.UInt32(index))
+    elif command == "huge":
+        emit(bus, "Huge", "ay", dbus.ByteArray(b"\x07" * int(argument)))
+    elif command == "wide":
+        emit(bus, "Wide", "as", dbus.Array(["w"] * int(argument), signature="s"))
+    elif command == "deep":
+        emit(bus, "Deep", "v", dbus.Int32(1, variant_level=int(argument)))
+    elif command == "serve":
+        serve(bus)
+    elif command == "listen":
+        listen(bus)
+    else:
+        sys.exit("unknown command " + command)
+    bus.flush()
+    bus.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+import MobiusJSON
+import MobiusSystem
+import Testing
+
+/// Bad input from the bus (issue 8, item 7): a flood, huge arrays and strings, deep nesting. Each has a defined
+/// outcome: counted, bounded, and the daemon keeps serving.
+@Suite("D-Bus hostile peers", .serialized, .timeLimit(.minutes(3)))
+struct DBusHostileTests {
+    @Test("a flood of signals: every one is applied or counted as dropped, and the socket answers throughout")
+    func flood() throws {
+        let bus = try PrivateBus()
+        let daemon = try DBusSourceTests.recorder(
+            bus, sources: [#"{"bus":"BUS","type":"f","match":{"member":"Flood"}}"#])
+        let client = try daemon.connect()
+        try eventually("connected") { try client.dbusStatus("f")["state"] == "connected" }
+        let total = 5_000
+        let (flooder, _) = try bus.startPeer("flood-then-wait", name: "flood", argument: String(total))
+        var pings = 0
+        while (try? flooder.termination()) == nil && pings < 10_000 {
+            #expect(try client.request("ping", timeout: .seconds(5)).ok == true)
+            pings += 1
+        }
+        try eventually("every signal applied or dropped") {
+            let status = try client.dbusStatus("f")
+            let signals = status["signals"]?.int64Value ?? 0
+            let dropped = status["dropped"]?.int64Value ?? 0
+            return signals + dropped == Int64(total)
+        }
+        let status = try client.dbusStatus("f")
+        #expect(try client.recorderModel()["count"]?.int64Value == status["signals"]?.int64Value)
+        #expect(try daemon.residentBytes() < 200 << 20)
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
+    @Test("a signal past maxValues or maxStringBytes is counted as tooLarge, not converted; the next one flows")
+    func tooLarge() throws {
+        let bus = try PrivateBus()
+        let daemon = try DBusSourceTests.recorder(
+            bus,
+            sources: [
+                #"{"bus":"BUS","type":"t","match":{"interface":"org.mobiusd.Test"},"maxValues":1000,"#
+                    + #""maxStringBytes":4096}"#
+            ])
+        let client = try daemon.connect()
+        try eventually("connected") { try client.dbusStatus("t")["state"] == "connected" }
+        try bus.peer("huge", "20000000")  // 20 MB byte array
+        try bus.peer("wide", "5000")  // 5,000 strings: past maxValues
+        try bus.peer("emit", "Long", String(repeating: "x", count: 5000))  // past maxStringBytes
+        try bus.peer("wide", "10")
+        try eventually("the small one arrives") { try client.dbusStatus("t")["signals"] == 1 }
+        #expect(try client.dbusStatus("t")["tooLarge"] == 3)
+        #expect(try DBusSourceTests.events(client).first?["member"] == "Wide")
+        #expect(try daemon.residentBytes() < 200 << 20)
+        #expect(daemon.standardError.contains("maxValues"))
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
+    @Test("variants nested as deep as the bus allows convert; deeper ones never reach the daemon")
+    func deepNesting() throws {
+        let bus = try PrivateBus()
+        let daemon = try DBusSourceTests.recorder(
+            bus, sources: [#"{"bus":"BUS","type":"t","match":{"member":"Deep"}}"#])
+        let client = try daemon.connect()
+        try eventually("connected") { try client.dbusStatus("t")["state"] == "connected" }
+        try bus.peer("deep", "60")
+        try eventually("the nested one arrives") { try client.dbusStatus("t")["signals"] == 1 }
+        #expect(try DBusSourceTests.events(client).first?["args"] == [1], "a variant is its value, at any depth")
+        // libdbus refuses to build or route a message nested past its limit; whatever the sender gets, the daemon
+        // sees nothing and keeps its connection.
+        _ = try? bus.peer("deep", "200")
+        try bus.peer("deep", "1")
+        try eventually("the next one arrives") { try client.dbusStatus("t")["signals"] == 2 }
+        #expect(try client.dbusStatus("t")["reconnects"] == 0)
+        #expect(try daemon.terminate() == .exited(0))
+    }
+}
