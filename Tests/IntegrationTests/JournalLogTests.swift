@@ -71,6 +71,35 @@ struct JournalLogTests {
         #expect(lines[4]["end"] == true && lines[6]["end"] == true)
     }
 
+    /// More `log` requests than a connection may queue streams for: the rest wait unread and go on as streams end,
+    /// so every one is answered, in order, and none is lost.
+    @Test func manyPipelinedLogRequestsAreAllServedInOrder() throws {
+        let sandbox = JournalSandbox()
+        let daemon = try sandbox.start()
+        let client = try daemon.connect()
+        try DaemonTraffic.sendIncrements(2, on: client, batch: 2)
+        try client.send(lines: Array(repeating: #"log {"since":1}"#, count: 40) + ["ping"])
+        var replies = 0
+        var items = 0
+        var ends = 0
+        var pinged = false
+        while !pinged || ends < 40 {
+            let line = try client.readReply()
+            if line["from"] == 2 {
+                #expect(!pinged, "replies come in request order")
+                replies += 1
+            } else if line["end"] == true {
+                ends += 1
+            } else if line["seq"] == 2 && line.ok == nil {
+                items += 1
+            } else {
+                #expect(line.ok == true && line.seq == 2 && replies == 40, "\(line)")
+                pinged = true
+            }
+        }
+        #expect(replies == 40 && items == 40 && ends == 40)
+    }
+
     @Test func ephemeralKeepsABoundedWindowAndNothingOnDisk() throws {
         let sandbox = JournalSandbox()
         var daemon = try sandbox.start(state: #""logWindowBytes":4096"#, extra: ["--ephemeral"])

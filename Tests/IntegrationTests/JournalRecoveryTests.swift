@@ -30,6 +30,23 @@ struct JournalRecoveryTests {
         #expect(daemon.standardError.contains("recovered seq 5"), "\(daemon.standardError)")
     }
 
+    /// `batch` and `never` write each pass before its ack (only the fdatasync is deferred or skipped), so a crash of
+    /// the daemon alone (not of the machine) loses nothing acknowledged: the page cache still has it.
+    @Test(arguments: ["batch", "never"])
+    func batchAndNeverWriteBeforeTheAck(fsync: String) throws {
+        let sandbox = JournalSandbox()
+        var daemon = try sandbox.start(state: #""fsync":"\#(fsync)""#)
+        var client = try daemon.connect()
+        try DaemonTraffic.sendIncrements(30, on: client, batch: 7)
+        #expect(try client.request("status")["state"]?["fsync"] == .string(fsync))
+        daemon.send(signal: SIGKILL)
+        _ = try daemon.waitForExit()
+        daemon = try sandbox.start(state: #""fsync":"\#(fsync)""#)
+        client = try daemon.connect()
+        #expect(try client.request("model").model == 30)
+        #expect(try JournalSandbox.readLog(client).items.count == 30)
+    }
+
     @Test func aFreshStateDirectoryGetsANewEpoch() throws {
         let first = JournalSandbox()
         let second = JournalSandbox()

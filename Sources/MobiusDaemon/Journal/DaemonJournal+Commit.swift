@@ -14,7 +14,7 @@ extension DaemonJournal: PassCommitHook {
         let time = Self.now()
         guard let writer else {
             // Ephemeral: the window is the whole history.
-            let records = Self.encode(pass.entries, time: time)
+            let records = Self.encode(pass.entries, time: time, checksum: false)
             committed(records, first: first, last: last)
             done(.committed)
             return
@@ -52,11 +52,11 @@ extension DaemonJournal: PassCommitHook {
     }
 
     /// A pass's events in the journal's record format.
-    static func encode(_ entries: [PassCommit.Entry], time: Int64) -> [UInt8] {
+    static func encode(_ entries: [PassCommit.Entry], time: Int64, checksum: Bool = true) -> [UInt8] {
         var records: [UInt8] = []
         records.reserveCapacity(entries.count * 64)
         for entry in entries {
-            JournalRecord.append(seq: entry.seq, time: time, encoding: entry.event, to: &records)
+            JournalRecord.append(seq: entry.seq, time: time, encoding: entry.event, to: &records, checksum: checksum)
         }
         return records
     }

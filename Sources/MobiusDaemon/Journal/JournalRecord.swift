@@ -38,8 +38,11 @@ struct JournalRecord {
         }
     }
 
-    /// Appends a record for an event given as JSON, encoded straight into `buffer` (no copy of its bytes).
-    static func append(seq: UInt64, time: Int64, encoding event: JSONValue, to buffer: inout [UInt8]) {
+    /// Appends a record for an event given as JSON, encoded straight into `buffer` (no copy of its bytes). Without
+    /// `checksum` the CRC field stays 0: for records that only ever live in memory (`--ephemeral`).
+    static func append(
+        seq: UInt64, time: Int64, encoding event: JSONValue, to buffer: inout [UInt8], checksum: Bool = true
+    ) {
         let start = buffer.count
         appendInteger(UInt32(0), to: &buffer)
         appendInteger(UInt32(0), to: &buffer)
@@ -49,6 +52,7 @@ struct JournalRecord {
         let length = UInt32(truncatingIfNeeded: buffer.count - start - headerSize)
         buffer.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
+            guard checksum else { return }
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
             raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
         }
@@ -68,16 +72,19 @@ struct JournalRecord {
         case damaged(String)
     }
 
-    /// Reads the record at `offset`.
-    static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Parse {
+    /// Reads the record at `offset`; `verify: false` skips the checksum (records the daemon holds in memory).
+    static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int, verify: Bool = true) -> Parse {
         let available = bytes.count - offset
         guard available >= headerSize else { return .incomplete }
         let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
         guard length <= maxEventBytes else { return .damaged("a record length of \(length) bytes") }
         guard available >= headerSize + length else { return .incomplete }
-        let stored = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
-        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + 8)..<(offset + 24 + length)]))
-        guard stored == computed else { return .damaged("a checksum mismatch") }
+        if verify {
+            let stored = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+            let computed = CRC32C.checksum(
+                UnsafeRawBufferPointer(rebasing: bytes[(offset + 8)..<(offset + 24 + length)]))
+            guard stored == computed else { return .damaged("a checksum mismatch") }
+        }
         let seq = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self).littleEndian
         let time = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self).littleEndian)
         let event = UnsafeRawBufferPointer(rebasing: bytes[(offset + 24)..<(offset + 24 + length)])

@@ -51,7 +51,8 @@ final class RecentRecords {
                 chunk.bytes.withUnsafeBytes { raw in
                     var offset = 0
                     while offset < raw.count, next <= through, output.count - start < maxBytes {
-                        guard case .record(let record, let after) = JournalRecord.parse(raw, at: offset) else { return }
+                        guard case .record(let record, let after) = JournalRecord.parse(raw, at: offset, verify: false)
+                        else { return }
                         if record.seq == next {
                             LogLine.append(record, to: &output)
                             next += 1

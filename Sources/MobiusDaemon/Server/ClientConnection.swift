@@ -63,7 +63,7 @@ final class ClientConnection: ReactorHandler {
     @exclusivity(unchecked) var waitingToRequest = false
     /// The connection's `log` stream, while it runs.
     @exclusivity(unchecked) var logStream: LogStream?
-    /// Further `log` requests of the connection, streamed one after another.
+    /// Further `log` requests of the connection, streamed one after another (at most `maxQueuedLogStreams`).
     @exclusivity(unchecked) var queuedLogStreams: [LogStreamStart] = []
     /// Monotonic time of the last write progress while output was pending (0: none pending).
     @exclusivity(unchecked) var lastProgress: UInt64 = 0
@@ -93,7 +93,12 @@ final class ClientConnection: ReactorHandler {
     /// output plus what is already owed stays under it, and no model-sized reply is owed.
     func mayRequest(limit: Int) -> Bool {
         modelSizedOwed == 0 && pendingOutputBytes + owedBytes < limit
+            && queuedLogStreams.count < Self.maxQueuedLogStreams
     }
+
+    /// `log` streams a connection may have waiting behind its running one; past that its lines wait unread, so
+    /// pipelined `log` requests cost no memory in proportion to their number.
+    static let maxQueuedLogStreams = 16
 
     // MARK: - Replies
 

@@ -104,6 +104,11 @@ extension ControlServer {
         if !connection.queuedLogStreams.isEmpty {
             connection.logStream = LogStream(connection.queuedLogStreams.removeFirst())
             logStreams.due.append(connection.id)
+            // Lines that waited for room in the queue of streams may go on.
+            if connection.waitingToRequest {
+                connection.waitingToRequest = false
+                resume(connection)
+            }
             return
         }
         logStreams.connections.removeAll { $0 == connection.id }
