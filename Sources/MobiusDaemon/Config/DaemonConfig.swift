@@ -236,6 +236,9 @@ public struct DaemonConfig: Sendable {
         }
         if var env = try section.section("env") {
             for key in env.object.keys {
+                guard !key.hasPrefix("MOBIUSD_") else {
+                    throw ConfigError(key: env.keyPath(key), "MOBIUSD_ variables are set by the daemon itself")
+                }
                 guard let value = try env.string(key) else { continue }
                 plugin.env.append((key, value))
             }

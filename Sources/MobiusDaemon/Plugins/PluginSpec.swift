@@ -74,7 +74,7 @@ struct PluginSpec: Sendable {
                 environment.append("\(variable)=\(value)")
             }
         }
-        // The protocol's own variables are the host's to set.
+        // The config refuses MOBIUSD_ names; the protocol's own variables are the host's to set.
         for (variable, value) in plugin.env where !variable.hasPrefix("MOBIUSD_") {
             environment.append("\(variable)=\(value)")
         }
