@@ -12,10 +12,14 @@ final class PluginHost: PluginRunnerOwner {
     private(set) var runners: [PluginRunner] = []
     private var routes: [String: PluginRunner] = [:]
     private let log: DaemonLog
+    private let reactor: Reactor
     private var settled: (() -> Void)?
     private var startupProblems: [String] = []
     private var startingUp = false
     private var stopping = false
+    /// Plugins a reload removed or replaced, still shutting down.
+    private var retiring: [PluginRunner] = []
+    private var retiringDone: (() -> Void)?
 
     /// Hands an event from a plugin to the loop (decoding it with the app's codec).
     var deliver: (JSONValue, PluginRunner) -> Void = { _, _ in }
@@ -26,6 +30,7 @@ final class PluginHost: PluginRunnerOwner {
 
     init(specs: [PluginSpec], reactor: Reactor, log: DaemonLog) {
         self.log = log
+        self.reactor = reactor
         runners = specs.map { spec in PluginRunner(spec: spec, owner: self, reactor: reactor, log: log) }
     }
 
@@ -55,8 +60,15 @@ final class PluginHost: PluginRunnerOwner {
     }
 
     /// Shuts every plugin down (PROTOCOL.md 2.2) and calls `done` when all have ended.
-    func stop(then done: @escaping () -> Void) {
+    func stop(then finished: @escaping () -> Void) {
         stopping = true
+        let done = { [unowned self] in
+            if retiring.isEmpty {
+                finished()
+            } else {
+                retiringDone = finished
+            }
+        }
         var remaining = runners.count
         guard remaining > 0 else {
             done()
@@ -66,6 +78,61 @@ final class PluginHost: PluginRunnerOwner {
             runner.stop {
                 remaining -= 1
                 if remaining == 0 { done() }
+            }
+        }
+    }
+
+    // MARK: - Reload
+
+    /// Applies a reloaded config's plugins: new ones start, removed ones stop, changed ones (any difference in
+    /// program, arguments, environment, account, options or limits) are stopped and started anew, unchanged ones
+    /// keep running. Effects routed to a replaced plugin wait for its successor. The update plugin is only replaced
+    /// by a restart of the daemon. Returns a summary, or `nil` when nothing changed.
+    func reload(_ specs: [PluginSpec], updatePlugin: String?) -> String? {
+        var changes: [String] = []
+        let wanted = Set(specs.map(\.name))
+        for runner in runners where !wanted.contains(runner.name) {
+            guard runner.name != updatePlugin else {
+                changes.append("\(runner.name) is the update and stays until a restart")
+                continue
+            }
+            for (key, owner) in routes where owner === runner { routes[key] = nil }
+            retire(runner)
+            changes.append("\(runner.name) removed")
+        }
+        runners.removeAll { !wanted.contains($0.name) && $0.name != updatePlugin }
+        for spec in specs {
+            guard let index = runners.firstIndex(where: { $0.name == spec.name }) else {
+                let runner = PluginRunner(spec: spec, owner: self, reactor: reactor, log: log)
+                runners.append(runner)
+                runner.start()
+                changes.append("\(spec.name) added")
+                continue
+            }
+            let old = runners[index]
+            guard old.spec.fingerprint != spec.fingerprint else { continue }
+            guard spec.name != updatePlugin else {
+                changes.append("\(spec.name) changed but is the update: it takes effect at the next restart")
+                continue
+            }
+            let successor = PluginRunner(spec: spec, owner: self, reactor: reactor, log: log)
+            for (key, owner) in routes where owner === old { routes[key] = successor }
+            runners[index] = successor
+            retire(old)
+            successor.start()
+            changes.append("\(spec.name) restarted")
+        }
+        return changes.isEmpty ? nil : changes.joined(separator: ", ")
+    }
+
+    /// Stops a plugin a reload removed or replaced; `stop(then:)` waits for it too.
+    private func retire(_ runner: PluginRunner) {
+        retiring.append(runner)
+        runner.stop { [unowned self] in
+            retiring.removeAll { $0 === runner }
+            if retiring.isEmpty, let done = retiringDone {
+                retiringDone = nil
+                done()
             }
         }
     }

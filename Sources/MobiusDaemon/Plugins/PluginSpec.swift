@@ -85,4 +85,20 @@ struct PluginSpec: Sendable {
             name: name, program: program, arguments: plugin.exec, environment: environment, credentials: credentials,
             config: plugin)
     }
+
+    /// Everything that makes a start differ, as text: two specs with the same fingerprint start the same plugin
+    /// the same way (a reload keeps such a plugin running).
+    var fingerprint: String {
+        let restart = config.restart
+        let parts: [JSONValue] = [
+            .string(program), .array(arguments.map { .string($0) }), .array(environment.map { .string($0) }),
+            .string(credentials.map { "\($0.uid):\($0.gid):\($0.groups)" } ?? ""), config.options,
+            config.onError ?? .null,
+            .string(
+                "\(config.timeout) \(config.startTimeout) \(config.concurrency) \(config.maxQueued) \(config.maxLineBytes) "
+                    + "\(config.maxBatch) \(restart.initialDelay) \(restart.maxDelay) \(restart.burst) \(restart.interval)"
+            ),
+        ]
+        return String(decoding: JSONValue.array(parts).encoded(), as: UTF8.self)
+    }
 }

@@ -134,6 +134,19 @@ final class DaemonRuntime<Model, Event, Effect> {
                     "event from plugin \(runner.name) rejected: \(EventRejection.message(for: error))")
             }
         }
+        reloads.register("plugins") { [unowned self] change in
+            // A config file's plugins only: the embedded app's bundled plugins have no file to reload.
+            guard change.new.file != nil else { return nil }
+            var specs: [PluginSpec] = []
+            for (name, plugin) in change.new.plugins {
+                do {
+                    specs.append(try PluginSpec.resolve(name: name, plugin: plugin, app: loop.app.name))
+                } catch {
+                    return "not applied (\(error))"
+                }
+            }
+            return plugins.reload(specs, updatePlugin: loop.app.updatePlugin)
+        }
         if let name = app.updatePlugin, let runner = plugins.runner(named: name) {
             loop.externalUpdate =
                 PluginUpdateDriver(runner: runner, log: log).externalUpdate as? ExternalUpdate<Model, Event, Effect>
