@@ -70,7 +70,9 @@ struct PluginEffectTests {
             let worker = try client.request("status")["plugins"]?["worker"]
             return worker?["state"] == "running" && worker?["restarts"] == 1
         }
-        #expect(daemon.standardError.contains("about to crash on purpose"), "the last stderr lines are logged")
+        try DaemonTraffic.eventually("the last stderr lines are logged") {
+            daemon.standardError.contains("about to crash on purpose")
+        }
         #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "events"])).isAck)
         try DaemonTraffic.eventually("the restarted plugin handles effects") {
             try seenTypes(client).contains("fromPlugin")
