@@ -165,4 +165,21 @@ struct PluginLifecycleTests {
         #expect(event?["env"]?["EXTRA"] == "1" && event?["env"]?["MOBIUSD_PROTOCOL"] == "1")
         try daemon.terminate()
     }
+
+    @Test func monitorsSeePluginStateChanges() throws {
+        let entry = PluginFixtures.behave(options: [:], ["restart": PluginFixtures.quickRestart])
+        let (daemon, client) = try start(entry)
+        let monitor = try daemon.connect()
+        #expect(try monitor.request("monitor").ok == true)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "crash"])).isAck)
+        var states: [String] = []
+        while !states.contains("running") {
+            let item = try monitor.readReply(timeout: .seconds(20))
+            if item["trace"] == "plugin" && item["plugin"] == "worker", let state = item["state"]?.stringValue {
+                states.append(state)
+            }
+        }
+        #expect(states == ["backoff", "running"], "\(states)")
+        try daemon.terminate()
+    }
 }

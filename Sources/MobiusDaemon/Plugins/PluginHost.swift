@@ -23,6 +23,8 @@ final class PluginHost: PluginRunnerOwner {
 
     /// Hands an event from a plugin to the loop (decoding it with the app's codec).
     var deliver: (JSONValue, PluginRunner) -> Void = { _, _ in }
+    /// Told each time a plugin's state changes (monitors trace it).
+    var stateChanged: (PluginRunner) -> Void = { _ in }
     /// Whether the loop's queue has room.
     var room: () -> Bool = { true }
     /// Calls its argument once the loop has room again.
@@ -185,6 +187,7 @@ final class PluginHost: PluginRunnerOwner {
     }
 
     func pluginStateChanged(_ runner: PluginRunner) {
+        stateChanged(runner)
         checkSettled()
     }
 

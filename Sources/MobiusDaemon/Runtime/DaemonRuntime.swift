@@ -134,6 +134,17 @@ final class DaemonRuntime<Model, Event, Effect> {
                     "event from plugin \(runner.name) rejected: \(EventRejection.message(for: error))")
             }
         }
+        plugins.stateChanged = { [unowned self] runner in
+            let monitors = loop.monitorList
+            guard !monitors.isEmpty else { return }
+            var members: [(String, JSONValue)] = [
+                ("trace", "plugin"), ("plugin", .string(runner.name)), ("state", .string(runner.state.rawValue)),
+            ]
+            if let problem = runner.lastProblem, runner.state != .running {
+                members.append(("reason", .string(problem)))
+            }
+            server.trace(JSONLine.object(members), to: monitors)
+        }
         reloads.register("plugins") { [unowned self] change in
             // A config file's plugins only: the embedded app's bundled plugins have no file to reload.
             guard change.new.file != nil else { return nil }
