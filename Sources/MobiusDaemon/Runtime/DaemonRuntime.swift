@@ -68,6 +68,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             waker.post { loopRef.value.inboxHasItems() }
         }
         dbus.holdReadiness(readiness)
+        reloads.register("dbus", DBusSources.reloadSummary)
         _ = try reactor.register(signals.fd, for: .readable, handler: signalHandler)
         wire(app: app)
     }

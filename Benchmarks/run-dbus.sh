@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the D-Bus recorder fixture (release) and runs the D-Bus source benchmark (DBusBench/dbus-bench.py): a flood
+# of signals on a private bus into the model, beside what dbus-monitor receives on the same bus.
+# Usage: run-dbus.sh [RUNS] [SIGNALS]. Env: SWIFT (default swift).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift=${SWIFT:-swift}
+"$swift" build -c release --product mobiusd-fixture-dbus-recorder
+bin=$("$swift" build -c release --show-bin-path)
+echo "machine: $(nproc) cores; uptime: $(uptime)"
+/usr/bin/python3 Benchmarks/DBusBench/dbus-bench.py "$bin/mobiusd-fixture-dbus-recorder" --runs "${1:-3}" --signals "${2:-50000}"
+echo "uptime after: $(uptime)"
