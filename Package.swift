@@ -52,6 +52,10 @@ let package = Package(
         .testTarget(
             name: "TodoAppTests", dependencies: ["TodoApp", "MobiusTest", "MobiusCore", "MobiusJSON", "todo-daemon"],
             path: "Examples/Todo/Tests/TodoAppTests"),
+        // A power/sleep policy fed by logind and UPower signals (Examples/PowerPolicy/README.md).
+        .executableTarget(
+            name: "power-policy", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
+            path: "Examples/PowerPolicy/Sources/power-policy"),
         .testTarget(name: "MobiusJSONTests", dependencies: ["MobiusJSON"]),
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
@@ -73,7 +77,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
-                "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder",
+                "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy",
             ]),
     ]
 )

@@ -3,7 +3,7 @@
 dbus-monitor receives on the same bus in the same run; CPU per signal of the daemon and of its threads; wake-ups
 of an idle daemon with a connected source.
 
-Usage: dbus-bench.py RECORDER [--runs N] [--signals N]
+Usage: dbus-bench.py RECORDER [--runs N] [--signals N] [--rate PER_SECOND]
 RECORDER is the built mobiusd-fixture-dbus-recorder (a JSON app that applies every event). Needs dbus-daemon,
 dbus-monitor and python3-dbus (for the flood, Tests/Fixtures/DBusPeer/dbus-peer.py). Prints a table and JSON lines.
 """
@@ -59,7 +59,7 @@ def source_status(path):
     return request(path, "status")["dbus"]["flood"]
 
 
-def one_run(recorder, signals, scratch):
+def one_run(recorder, signals, scratch, rate):
     address = "unix:path=%s/bus" % scratch
     bus_pid = int(subprocess.check_output(
         ["dbus-daemon", "--session", "--fork", "--print-pid=1", "--nopidfile", "--address=" + address]).strip())
@@ -93,7 +93,10 @@ def one_run(recorder, signals, scratch):
         idle_cpu = sum(idle_after[n][0] - idle_before.get(n, (0, 0))[0] for n in idle_after)
         before = threads(daemon.pid)
         start = time.time()
-        subprocess.check_call(["/usr/bin/python3", PEER, "flood", address, str(signals)])
+        if rate:
+            subprocess.check_call(["/usr/bin/python3", PEER, "paced", address, str(signals), str(rate)])
+        else:
+            subprocess.check_call(["/usr/bin/python3", PEER, "flood", address, str(signals)])
         sent = time.time()
         while True:
             status = source_status(sock)
@@ -134,14 +137,16 @@ def main():
     parser.add_argument("recorder")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--signals", type=int, default=50000)
+    parser.add_argument("--rate", type=float, default=0, help="signals per second (default: as fast as possible)")
     options = parser.parse_args()
     results = []
     for _ in range(options.runs):
         with tempfile.TemporaryDirectory(prefix="mobiusd-dbus-bench") as scratch:
-            results.append(one_run(os.path.abspath(options.recorder), options.signals, scratch))
+            results.append(one_run(os.path.abspath(options.recorder), options.signals, scratch, options.rate))
         print(json.dumps(results[-1]), flush=True)
     median = lambda key: statistics.median(r[key] for r in results)
-    print("D-Bus flood, %d signals, median of %d runs (2 s idle sample per run)" % (options.signals, options.runs))
+    what = "%g signals/s" % options.rate if options.rate else "flood"
+    print("D-Bus %s, %d signals, median of %d runs (2 s idle sample per run)" % (what, options.signals, options.runs))
     print("  applied/s %d   (dbus-monitor saw %d of %d; the daemon applied %d, dropped %d)" % (
         median("appliedPerSecond"), median("monitorSaw"), options.signals, median("applied"), median("dropped")))
     print("  sender done after %.3f s, daemon done after %.3f s" % (median("sendSeconds"), median("applySeconds")))

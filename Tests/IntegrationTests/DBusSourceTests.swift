@@ -56,6 +56,8 @@ struct DBusSourceTests {
             ])
         let client = try daemon.connect()
         try eventually("the source connects") { try client.dbusStatus("ping")["state"] == "connected" }
+        let monitor = try daemon.connect()
+        #expect(try monitor.request("monitor").ok == true)
         try bus.peer("emit", "Ping", "no")
         try bus.peer("emit", "Other", "yes")
         try bus.peer("emit", "Ping", "yes")
@@ -64,6 +66,8 @@ struct DBusSourceTests {
         #expect(events.count == 1, "\(events)")
         #expect(events.first?["args"] == ["yes"])
         #expect(events.first?["source"] == "test-bus" && events.first?["path"] == "overridden")
+        let trace = try monitor.readReply()
+        #expect(trace["trace"] == "dbus" && trace["source"] == "ping" && trace["event"] == events.first, "\(trace)")
         #expect(try daemon.terminate() == .exited(0))
     }
 

@@ -6,12 +6,14 @@ Usage: dbus-peer.py COMMAND ADDRESS [ARG]
   emit MEMBER S  emit org.mobiusd.Test.MEMBER with one string argument S
   flood N        emit N signals org.mobiusd.Test.Flood(u) as fast as the bus takes them
   flood-then-wait N   print "ready", then flood N
+  paced N RATE   emit N signals org.mobiusd.Test.Flood(u), RATE per second, each flushed
   huge N         emit org.mobiusd.Test.Huge with a byte array of N bytes
   wide N         emit org.mobiusd.Test.Wide with an array of N strings
   deep N         emit org.mobiusd.Test.Deep with a variant nested N deep
   serve          own org.mobiusd.TestService and answer calls on /org/mobiusd/Test: Echo returns its arguments,
                  Fail returns an error, Hang never answers, Properties.GetAll returns a{sv}; prints "ready"
-  listen         print each org.mobiusd.Test signal as a JSON line; prints "ready" once the match is in
+  listen [IFACE] print each signal of IFACE (default org.mobiusd.Test) as a JSON line; prints "ready" once the
+                 match is in
 Needs python3-dbus and python3-gi (Debian), run with /usr/bin/python3.
 """
 import json
@@ -98,11 +100,11 @@ def serve(bus):
     GLib.MainLoop().run()
 
 
-def listen(bus):
+def listen(bus, interface):
     from gi.repository import GLib
 
     def handle(connection, message):
-        if isinstance(message, dbus.lowlevel.SignalMessage) and message.get_interface() == IFACE:
+        if isinstance(message, dbus.lowlevel.SignalMessage) and message.get_interface() == interface:
             print(json.dumps({"sender": message.get_sender(), "path": message.get_path(),
                               "destination": message.get_destination(),
                               "member": message.get_member(), "signature": message.get_signature(),
@@ -110,7 +112,7 @@ def listen(bus):
         return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
 
     bus.add_message_filter(handle)
-    bus.add_match_string("type='signal',interface='%s'" % IFACE)
+    bus.add_match_string("type='signal',interface='%s'" % interface)
     print("ready", flush=True)
     GLib.MainLoop().run()
 
@@ -130,6 +132,16 @@ def main():
         print("ready", flush=True)
         for index in range(int(argument)):
             emit(bus, "Flood", "u", dbus.UInt32(index))
+    elif command == "paced":
+        import time
+        interval = 1.0 / float(sys.argv[4])
+        start = time.monotonic()
+        for index in range(int(argument)):
+            emit(bus, "Flood", "u", dbus.UInt32(index))
+            bus.flush()
+            delay = start + (index + 1) * interval - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
     elif command == "huge":
         emit(bus, "Huge", "ay", dbus.ByteArray(b"\x07" * int(argument)))
     elif command == "wide":
@@ -139,7 +151,7 @@ def main():
     elif command == "serve":
         serve(bus)
     elif command == "listen":
-        listen(bus)
+        listen(bus, argument or IFACE)
     else:
         sys.exit("unknown command " + command)
     bus.flush()

@@ -13,15 +13,17 @@ final class PrivateBus {
     private var peers: [ChildProcess] = []
 
     static let python = "/usr/bin/python3"
-    static let peerScript: String = {
+    /// The package's root directory.
+    static let packageRoot: String = {
         var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while directory.path != "/"
             && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
         {
             directory.deleteLastPathComponent()
         }
-        return directory.appendingPathComponent("Tests/Fixtures/DBusPeer/dbus-peer.py").path
+        return directory.path
     }()
+    static let peerScript = packageRoot + "/Tests/Fixtures/DBusPeer/dbus-peer.py"
 
     /// Starts a bus (unless `start` is false: then the address is unreachable until `start()`).
     init(start: Bool = true) throws {
@@ -64,17 +66,22 @@ final class PrivateBus {
 
     /// Starts a long-running peer (`serve`, `listen`) and waits for its "ready" line; it is killed with the bus.
     func startPeer(_ command: String, name: String, argument: String? = nil) throws -> (ChildProcess, String) {
+        try startScript(Self.peerScript, [command, address] + (argument.map { [$0] } ?? []), name: name)
+    }
+
+    /// Starts a python3 script with `arguments` and waits for its "ready" line; it is killed with the bus.
+    func startScript(_ script: String, _ arguments: [String], name: String) throws -> (ChildProcess, String) {
+        let command = script.split(separator: "/").last.map(String.init) ?? script
         let output = scratch.file("\(name).out")
         let child = try DaemonSpawn.start(
-            Self.python, [Self.peerScript, command, address] + (argument.map { [$0] } ?? []), stdoutPath: output,
-            stderrPath: scratch.file("\(name).err"))
+            Self.python, [script] + arguments, stdoutPath: output, stderrPath: scratch.file("\(name).err"))
         peers.append(child)
         let deadline = ContinuousClock.now + .seconds(20)
         while !scratch.read("\(name).out").hasPrefix("ready") {
             if let ended = try? child.termination() {
-                throw DaemonTestError("dbus-peer.py \(command) exited (\(ended)): \(scratch.read("\(name).err"))")
+                throw DaemonTestError("\(command) exited (\(ended)): \(scratch.read("\(name).err"))")
             }
-            guard ContinuousClock.now < deadline else { throw DaemonTestError("dbus-peer.py \(command) not ready") }
+            guard ContinuousClock.now < deadline else { throw DaemonTestError("\(command) not ready") }
             try? SystemClock.sleep(nanoseconds: 10_000_000)
         }
         return (child, output)
