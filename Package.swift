@@ -44,6 +44,9 @@ let package = Package(
         .executableTarget(
             name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem"], path: "Benchmarks/DaemonBench",
             exclude: ["README.md"]),
+        .executableTarget(
+            name: "mobiusd-systemd-bench", dependencies: ["MobiusSystem"], path: "Benchmarks/SystemdBench",
+            exclude: ["README.md"]),
         .target(
             name: "TodoApp", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
             path: "Examples/Todo/Sources/TodoApp"),

@@ -126,4 +126,19 @@ struct SystemdNotifyTests {
         #expect(try daemon.terminate() == .exited(0))
         #expect(daemon.standardError.contains("cannot tell systemd"), "\(daemon.standardError)")
     }
+
+    @Test("a notify socket nobody reads (its queue full) never holds up the loop")
+    func undrainedNotifySocket() throws {
+        let scratch = DaemonScratch()
+        let listener = try NotifyListener(scratch: scratch)
+        let daemon = try Self.start(listener, scratch: scratch, extra: ["WATCHDOG_USEC": "20000"])
+        try listener.next("READY", "1")
+        // Pings every 10 ms fill the socket's queue (10 datagrams here) within a fraction of a second; a daemon that
+        // sent from its loop thread would now be stuck in sendmsg.
+        try SystemClock.sleep(nanoseconds: 400_000_000)
+        let client = try daemon.connect()
+        for expected in 1...3 { #expect(try client.request(Self.increment).seq == Int64(expected)) }
+        // Exit waits at most a second for the notify thread, which is stuck behind the full queue.
+        #expect(try daemon.terminate() == .exited(0))
+    }
 }

@@ -203,6 +203,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         readiness.open()
         try reactor.run()
         dbus.stop()
+        systemd.finish()
         server.closeAll()
         dispatcher?.dispose()
         effectInbox.close()

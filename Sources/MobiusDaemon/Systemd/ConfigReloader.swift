@@ -6,8 +6,8 @@ import MobiusSystem
 ///
 /// Applied at once: access lists and socket limits (to open connections too, `ControlServer.apply`), and whatever
 /// the parts registered with `ReloadRegistry` handle (plugins, D-Bus sources). Reported as needing a restart,
-/// unchanged until then: `app`, `model`, `update`, `socket.path`, `socket.mode`, `socket.group`, `state.directory`,
-/// `state.fsync`. SIGHUPs that arrive during a reload are folded into one more reload after it.
+/// unchanged until then: `app`, `model`, `update`, `socket.path`, `socket.mode`, `socket.group` and the `state` keys
+/// (`RestartOnlySettings`). SIGHUPs that arrive during a reload are folded into one more reload after it.
 final class ConfigReloader<Model, Event, Effect> {
     /// The setup the daemon started with: what restart-only settings are compared against.
     private let started: DaemonSetup<Model, Event, Effect>

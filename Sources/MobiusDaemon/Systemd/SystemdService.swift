@@ -89,6 +89,11 @@ final class SystemdService {
         notifier.stopping()
     }
 
+    /// The reactor has stopped: waits briefly until the last messages (`STOPPING=1`) are sent.
+    func finish() {
+        notifier.flush()
+    }
+
     /// SIGHUP: `RELOADING=1` with `MONOTONIC_USEC=`. Before `READY=1` nothing is sent: systemd still waits for
     /// the start, and a `READY=1` ending the reload would come too early.
     func beginReload() {

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds mobiusd and mobiusd-systemd-bench (release) and measures the systemd side: spawn to READY=1 and the CPU of
+# the watchdog at idle. Usage: run-systemd.sh [RUNS] [--idle-seconds S]. Env: SWIFT (default swift).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+shift || true
+swift=${SWIFT:-swift}
+"$swift" build -c release --product mobiusd
+"$swift" build -c release --product mobiusd-systemd-bench
+bin=$("$swift" build -c release --show-bin-path)
+echo "machine: $(nproc) cores; uptime: $(uptime)"
+"$bin/mobiusd-systemd-bench" --mobiusd "$bin/mobiusd" --runs "$runs" "$@"
