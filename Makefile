@@ -44,6 +44,7 @@ bench: deps
 	Benchmarks/run-json.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobius-json-bench" $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-daemon.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-systemd.sh $(BENCH_RUNS)
+	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh 3
 
 # The daemon with its embedded default app (the counter); it prints its socket and a socat line.
 run: deps

@@ -73,4 +73,23 @@ struct DBusHostileTests {
         #expect(try client.dbusStatus("t")["reconnects"] == 0)
         #expect(try daemon.terminate() == .exited(0))
     }
+
+    @Test("a bus that accepts but never answers (stopped) holds up only its own thread; it connects when resumed")
+    func stoppedBus() throws {
+        let bus = try PrivateBus()
+        let pid = String(bus.pid)
+        #expect(try DaemonToolRun.run("kill", ["-STOP", pid]).exit == .exited(0))
+        defer { _ = try? DaemonToolRun.run("kill", ["-CONT", pid]) }
+        let daemon = try DBusSourceTests.recorder(
+            bus, sources: [#"{"bus":"BUS","type":"t","match":{"member":"Ping"}}"#])
+        let client = try daemon.connect()
+        #expect(try client.request("ping").ok == true, "the reactor does not wait for the bus")
+        #expect(try client.dbusStatus("t")["state"] == "connecting")
+        #expect(try client.request(#"{"type":"x"}"#).ok == true)
+        #expect(try DaemonToolRun.run("kill", ["-CONT", pid]).exit == .exited(0))
+        try eventually("connected once the bus runs") { try client.dbusStatus("t")["state"] == "connected" }
+        try bus.peer("emit", "Ping", "resumed")
+        try eventually("the signal arrives") { try client.dbusStatus("t")["signals"] == 1 }
+        #expect(try daemon.terminate() == .exited(0))
+    }
 }

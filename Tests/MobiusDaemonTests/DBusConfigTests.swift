@@ -53,7 +53,11 @@ struct DBusConfigTests {
             (#"{"type":"t"}"#, "dbus[0].bus: is required: \"system\", \"session\" or an address"),
             (
                 #"{"bus":"sytem","type":"t"}"#,
-                "dbus[0].bus: must be \"system\", \"session\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\""
+                "dbus[0].bus: must be \"system\", \"session\" or a unix: or tcp: D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\""
+            ),
+            (
+                #"{"bus":"unixexec:path=/bin/sh","type":"t"}"#,
+                "dbus[0].bus: must be \"system\", \"session\" or a unix: or tcp: D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\""
             ),
             (#"{"bus":"session","type":""}"#, "dbus[0].type: is required: the event type to produce"),
             (

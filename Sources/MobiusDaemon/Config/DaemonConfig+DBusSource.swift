@@ -59,7 +59,8 @@ extension DaemonConfig {
         guard DBusNames.isBus(bus) else {
             throw ConfigError(
                 key: section.keyPath("bus"),
-                "must be \"system\", \"session\" or a D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\"")
+                "must be \"system\", \"session\" or a unix: or tcp: D-Bus address such as "
+                    + "\"unix:path=/run/dbus/system_bus_socket\"")
         }
         guard let type = try section.string("type"), !type.isEmpty else {
             throw ConfigError(key: section.keyPath("type"), "is required: the event type to produce")

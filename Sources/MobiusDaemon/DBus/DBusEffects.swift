@@ -130,7 +130,8 @@ private struct EffectFields {
 
     func bus() throws(DBusArgumentError) -> String {
         guard case .string(let bus)? = object["bus"], DBusNames.isBus(bus) else {
-            throw DBusArgumentError(argument: "bus", problem: "must be \"system\", \"session\" or a bus address")
+            throw DBusArgumentError(
+                argument: "bus", problem: "must be \"system\", \"session\" or a unix: or tcp: bus address")
         }
         return bus
     }

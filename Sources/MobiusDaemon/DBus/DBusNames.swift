@@ -63,12 +63,18 @@ enum DBusNames {
         }
     }
 
-    /// `system`, `session`, or an address `transport:key=value,…` (several separated by `;`).
+    /// Transports an address may name. libdbus also knows `unixexec:` (runs a program), `autolaunch:` and
+    /// `launchd:` (start or look up a bus through other programs): an address that reached the daemon through an
+    /// app's effect could then make it execute something, so they are refused.
+    static let transports: Set<Substring> = ["unix", "tcp", "nonce-tcp"]
+
+    /// `system`, `session`, or an address `transport:key=value,…` (several separated by `;`) whose transports are
+    /// `unix`, `tcp` or `nonce-tcp`.
     static func isBus(_ text: String) -> Bool {
         if text == "system" || text == "session" { return true }
         guard !text.isEmpty, text.utf8.count <= 4096 else { return false }
         return text.split(separator: ";").allSatisfy { entry in
-            guard let colon = entry.firstIndex(of: ":"), colon != entry.startIndex else { return false }
+            guard let colon = entry.firstIndex(of: ":"), transports.contains(entry[..<colon]) else { return false }
             let pairs = entry[entry.index(after: colon)...].split(separator: ",")
             return pairs.allSatisfy { pair in
                 guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { return false }
