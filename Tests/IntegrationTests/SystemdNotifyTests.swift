@@ -141,4 +141,15 @@ struct SystemdNotifyTests {
         // Exit waits at most a second for the notify thread, which is stuck behind the full queue.
         #expect(try daemon.terminate() == .exited(0))
     }
+
+    @Test("the largest WATCHDOG_USEC systemd accepts does not overflow; the daemon pings once and serves")
+    func hugeWatchdogInterval() throws {
+        let scratch = DaemonScratch()
+        let listener = try NotifyListener(scratch: scratch)
+        let daemon = try Self.start(listener, scratch: scratch, extra: ["WATCHDOG_USEC": "18446744073709551614"])
+        try listener.next("READY", "1")
+        #expect(listener.received.contains { $0["WATCHDOG"] == "1" }, "the first ping goes out at start")
+        #expect(try daemon.connect().request(Self.increment).seq == 1)
+        #expect(try daemon.terminate() == .exited(0))
+    }
 }

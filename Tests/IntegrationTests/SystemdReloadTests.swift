@@ -124,4 +124,41 @@ struct SystemdReloadTests {
         #expect(try daemon.terminate() == .exited(0))
         #expect(daemon.standardError.contains("no --config, nothing to reload"))
     }
+
+    @Test("a flood of SIGHUPs is folded into few reloads; each RELOADING=1 is answered by READY=1")
+    func sighupFlood() throws {
+        let scratch = DaemonScratch()
+        let (daemon, listener, _) = try Self.start(config: #"{"update":{"builtin":"counter"}}"#, scratch: scratch)
+        for _ in 0..<30 { daemon.send(signal: 1) }
+        #expect(try daemon.connect().request(Self.increment).seq == 1, "serving through the flood")
+        try listener.next("READY", "1")
+        #expect(try daemon.terminate() == .exited(0))
+        try listener.next("STOPPING", "1")
+        // After the start's READY=1: RELOADING=1 and READY=1 alternate (a stop may cut off the last reload).
+        let marks = listener.received.dropFirst().compactMap {
+            $0["RELOADING"] != nil ? "R" : $0["READY"] != nil ? "Y" : nil
+        }
+        let text = marks.joined()
+        let pairs = text.count / 2
+        let alternating =
+            text.hasPrefix("RY") && text == String(repeating: "RY", count: pairs) + (text.count % 2 == 1 ? "R" : "")
+        #expect(alternating, "\(text)")
+        #expect(marks.filter { $0 == "R" }.count <= 30, "\(text)")
+    }
+
+    @Test("a config path that blocks (a FIFO) holds up only reloads: clients and group lookups go on")
+    func blockingConfigPath() throws {
+        let scratch = DaemonScratch()
+        // Reading needs the peer's groups (root is not in nogroup), so every connection needs an NSS lookup.
+        let config = #"{"update":{"builtin":"counter"},"access":{"read":["@nogroup"],"write":["root"]}}"#
+        let (daemon, listener, path) = try Self.start(config: config, scratch: scratch)
+        try FileSystem.remove(path)
+        #expect(try DaemonToolRun.run("/usr/bin/mkfifo", [path]).exit == .exited(0))
+        daemon.send(signal: 1)
+        try listener.next("RELOADING", "1")
+        let client = try daemon.connect()
+        #expect(try client.request(Self.increment).seq == 1)
+        #expect(try client.request("model").errorCode == "PermissionDenied", "the group lookup was answered")
+        #expect(try daemon.terminate() == .exited(0))
+    }
 }

@@ -1,8 +1,8 @@
 import MobiusSystem
 
 /// SIGHUP (PROTOCOL.md 4): reads the config file again, validates it as start-up would, and applies it, or keeps the
-/// running config and says why. Reactor thread, except the reading and validating, which run on the blocking worker
-/// (user and group names in access lists go through NSS).
+/// running config and says why. Reactor thread, except the reading and validating, which run on a thread of their
+/// own (the file may block; user and group names in access lists go through NSS).
 ///
 /// Applied at once: access lists and socket limits (to open connections too, `ControlServer.apply`), and whatever
 /// the parts registered with `ReloadRegistry` handle (plugins, D-Bus sources). Reported as needing a restart,
@@ -14,6 +14,9 @@ final class ConfigReloader<Model, Event, Effect> {
     /// The setup last applied.
     private var current: DaemonSetup<Model, Event, Effect>
     private unowned let runtime: DaemonRuntime<Model, Event, Effect>
+    /// Reads and validates new configs: a thread of its own (started with the first SIGHUP), so a config path that
+    /// blocks (a FIFO, a hung network file system) holds up only reloads, not the shared worker's NSS lookups.
+    private let reader = BlockingWorker(name: "mobiusd-reload")
     private var inProgress = false
     private var again = false
 
@@ -40,7 +43,7 @@ final class ConfigReloader<Model, Event, Effect> {
         let base = Carried(value: current)
         let reloader = ReactorBound(value: self)
         let waker = runtime.reactor.waker
-        runtime.worker.submit {
+        reader.submit {
             let result = Result { () throws(ConfigError) in
                 let config = try DaemonConfig(file: file)
                 return Carried(value: try DaemonSetup(config: config, options: base.value.options, app: base.value.app))

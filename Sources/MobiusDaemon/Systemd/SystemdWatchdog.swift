@@ -6,8 +6,10 @@ import MobiusSystem
 ///
 /// Reactor thread only. Off unless `sd_watchdog_enabled` says the service manager asked for it (and for this pid).
 final class SystemdWatchdog {
-    /// The time between pings, nanoseconds (half of `WATCHDOG_USEC`).
+    /// The time between pings, nanoseconds (half of `WATCHDOG_USEC`, at least `shortestIntervalMicroseconds`).
     let intervalNanoseconds: UInt64
+    /// The shortest time between pings: 1 ms.
+    static var shortestIntervalMicroseconds: UInt64 { 1000 }
     private let reactor: Reactor
     private let notifier: SystemdNotifier
 
@@ -21,7 +23,11 @@ final class SystemdWatchdog {
             return nil
         }
         guard enabled > 0, microseconds > 0 else { return nil }
-        intervalNanoseconds = max(microseconds / 2, 1) * 1000
+        // Half the interval, in nanoseconds, from 1 ms (a smaller WATCHDOG_USEC would make the reactor spin) to about
+        // 292 years (WATCHDOG_USEC may be as large as 2^64 - 2).
+        let half = microseconds / 2
+        intervalNanoseconds =
+            half > UInt64.max / 1000 ? UInt64.max / 2 : max(half, Self.shortestIntervalMicroseconds) * 1000
         self.reactor = reactor
         self.notifier = notifier
         log.info("watchdog: pinging systemd every \(Double(intervalNanoseconds) / 1e6) ms")
