@@ -27,7 +27,9 @@ struct JournalRecoveryTests {
         #expect(hello.seq == 5)
         #expect(try client.request("model").model == 5)
         #expect(try client.request(Self.increment).seq == 6, "seq continues")
-        #expect(daemon.standardError.contains("recovered seq 5"), "\(daemon.standardError)")
+        try DaemonTraffic.eventually("the log says recovered seq 5") {
+            daemon.standardError.contains("recovered seq 5")
+        }
     }
 
     /// `batch` and `never` write each pass before its ack (only the fdatasync is deferred or skipped), so a crash of
@@ -139,7 +141,9 @@ struct JournalRecoveryTests {
         let client = try daemon.connect()
         #expect(try client.request("model").model == 3)
         #expect(try client.request(Self.increment).seq == 4)
-        #expect(daemon.standardError.contains("torn record at byte \(size)"), "\(daemon.standardError)")
+        try DaemonTraffic.eventually("the log says torn record at byte \(size)") {
+            daemon.standardError.contains("torn record at byte \(size)")
+        }
         #expect(try FileSystem.fileSize(segment) == size, "cut back to the last whole record")
     }
 
@@ -185,7 +189,9 @@ struct JournalRecoveryTests {
         client = try daemon.connect()
         #expect(try client.request("model").model == 400)
         #expect(try client.request(Self.increment).seq == 401)
-        #expect(daemon.standardError.contains("from the snapshot at seq"), "\(daemon.standardError)")
+        try DaemonTraffic.eventually("the log says from the snapshot at seq") {
+            daemon.standardError.contains("from the snapshot at seq")
+        }
     }
 
     @Test func aSecondDaemonOnTheSameStateDirectoryIsRefused() throws {

@@ -57,6 +57,7 @@ struct JournalRecovery {
         var batch: [Replayed] = []
         batch.reserveCapacity(Self.replayBatch)
         var index = 0
+        var readAny = false
         while index < segments.count {
             let segment = segments[index]
             let nextFirst = index + 1 < segments.count ? segments[index + 1].firstSeq : nil
@@ -68,7 +69,7 @@ struct JournalRecovery {
                 index += 1
                 continue
             }
-            if recovered.isEmpty || recovered.last!.lastSeq < base {
+            if !readAny {
                 // The first segment read must start at or before the first event the snapshot lacks.
                 guard segment.firstSeq <= expected else {
                     throw DaemonStartError(
@@ -82,6 +83,7 @@ struct JournalRecovery {
                     description: "the journal skips from seq \(expected - 1) to \(segment.firstSeq) at "
                         + "\(segment.path). Restore the missing segment files from a backup of \(directory)")
             }
+            readAny = true
             let isLast = index == segments.count - 1
             let scanned = try scan(
                 segment.path, firstSeq: segment.firstSeq, expected: &expected, base: base, isLast: isLast,

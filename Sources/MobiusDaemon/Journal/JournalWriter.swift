@@ -74,8 +74,14 @@ final class JournalWriter: Sendable {
             active.fd = nil
         }
         let path = directory + "/" + JournalSegment.name(firstSeq: firstSeq)
-        // A segment of this name can only be one that a storage failure left without records.
-        try FileSystem.remove(path)
+        // A segment of this name can only be one that a storage failure left without records; one with records is
+        // never overwritten.
+        if let size = try FileSystem.fileSize(path) {
+            guard size <= Int64(JournalSegment.headerSize) else {
+                throw SystemError(errno: SystemErrno.fileExists, operation: "create segment", subject: path)
+            }
+            try FileSystem.remove(path)
+        }
         let fd = try FileDescriptor.openFile(path, .createNew(mode: 0o600))
         do {
             let header = JournalSegment.header(firstSeq: firstSeq)
