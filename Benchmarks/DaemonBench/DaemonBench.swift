@@ -56,7 +56,7 @@ struct DaemonBench {
         var idle = IdleBench.Metrics(idleSeconds: options.idleSeconds)
         var paced = options.pacings.map { PacedBench.Metrics(periodMicroseconds: $0) }
         var cpuSource: ProcessUsage.CPUSource?
-        var durable = DurableBench.Metrics()
+        var durable = DurableBench.Metrics(pacings: options.pacings)
 
         for run in 0..<options.runs {
             let kinds: [ServerKind] = run % 2 == 0 ? [.mobiusd, .redis] : [.redis, .mobiusd]

@@ -23,8 +23,15 @@ struct DurableBench {
         var pipelined = Metric("7f durable pipelined, 1 connection", unit: "events/s", target: .ratioAtLeast(1))
         var recovery = Metric("8a recover 1 M journaled events", unit: "s", target: .mobiusdAtMost(2))
         var diskBytes = Metric("8b journal bytes per event (redis: AOF)", unit: "B", target: .none)
+        var paced: [PacedBench.Metrics]
 
-        var all: [Metric] { [oneRate, oneP50, oneP99, bare, sixteen, pipelined, recovery, diskBytes] }
+        init(pacings: [Int]) {
+            paced = pacings.map { PacedBench.Metrics(periodMicroseconds: $0, prefix: "7g durable") }
+        }
+
+        var all: [Metric] {
+            [oneRate, oneP50, oneP99, bare, sixteen, pipelined] + paced.flatMap(\.all) + [recovery, diskBytes]
+        }
     }
 
     /// One run of both rows; `run` alternates which server goes first.
@@ -38,6 +45,12 @@ struct DurableBench {
             if kind == .mobiusd { metrics.bare.redis.append(try bareSyncP50()) }
             let one = try RoundTripBench.run(
                 kind: kind, socketPath: server.socketPath, count: options.roundTrips / 5, event: event)
+            for (index, period) in options.pacings.enumerated() {
+                metrics.paced[index].record(
+                    try PacedBench.run(
+                        server: server, periodMicroseconds: period, seconds: options.pacedSeconds,
+                        warmUpEvents: options.pacedWarmUpEvents, event: event), for: kind)
+            }
             metrics.oneRate.record(one.perSecond, for: kind)
             metrics.oneP50.record(one.p50Microseconds, for: kind)
             metrics.oneP99.record(one.p99Microseconds, for: kind)

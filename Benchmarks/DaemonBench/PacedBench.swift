@@ -38,8 +38,9 @@ enum PacedBench {
         var p99: Metric
         var skipped: Metric
 
-        init(periodMicroseconds: Int) {
-            let name = "6 every \(PacedBench.label(periodMicroseconds: periodMicroseconds)):"
+        /// - Parameter prefix: the row label (`6`; `7g` for the durable servers).
+        init(periodMicroseconds: Int, prefix: String = "6") {
+            let name = "\(prefix) every \(PacedBench.label(periodMicroseconds: periodMicroseconds)):"
             cpuPerEvent = Metric("\(name) CPU per event", unit: "µs", target: .ratioAtMost(1.5))
             cpuPercent = Metric("\(name) CPU", unit: "% of a core", target: .none)
             wakeUpsPerEvent = Metric("\(name) wake-ups per event", unit: "count", target: .none)
@@ -66,10 +67,12 @@ enum PacedBench {
     }
 
     /// Sends `warmUpEvents` events, then events for `seconds`, one per `periodMicroseconds`, to `server`.
+    /// `event` replaces the kind's event (redis `INCR` for the durable servers).
     static func run(
-        server: ServerProcess, periodMicroseconds: Int, seconds: Double, warmUpEvents: Int
+        server: ServerProcess, periodMicroseconds: Int, seconds: Double, warmUpEvents: Int, event: [UInt8]? = nil
     ) throws(BenchError) -> Result {
         let kind = server.kind
+        let event = event ?? kind.event
         let stream = try UnixStream.connect(path: server.socketPath)
         defer { stream.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 64)
@@ -77,7 +80,7 @@ enum PacedBench {
         let period = UInt64(periodMicroseconds) * 1000
         var pacer = Pacer(period: period, start: SystemProcess.monotonicNanoseconds() + period)
         for _ in 0..<warmUpEvents {
-            _ = try exchange(on: stream, kind: kind, at: pacer.next(), buffer: buffer)
+            _ = try exchange(on: stream, kind: kind, event: event, at: pacer.next(), buffer: buffer)
             pacer.finished(at: SystemProcess.monotonicNanoseconds())
         }
 
@@ -88,7 +91,7 @@ enum PacedBench {
         var latencies: [UInt64] = []
         latencies.reserveCapacity(Int(seconds * 1e9) / Int(period) + 1)
         while pacer.upcoming < windowEnd {
-            latencies.append(try exchange(on: stream, kind: kind, at: pacer.next(), buffer: buffer))
+            latencies.append(try exchange(on: stream, kind: kind, event: event, at: pacer.next(), buffer: buffer))
             pacer.finished(at: SystemProcess.monotonicNanoseconds())
         }
         // The window ends on the schedule, not at the last reply, so what the server does after the last ack
@@ -108,11 +111,12 @@ enum PacedBench {
     /// Sleeps until `slot`, sends one event, waits for its one-line reply and checks it; returns send to reply in
     /// nanoseconds.
     private static func exchange(
-        on stream: UnixStream, kind: ServerKind, at slot: UInt64, buffer: UnsafeMutableRawBufferPointer
+        on stream: UnixStream, kind: ServerKind, event: [UInt8], at slot: UInt64,
+        buffer: UnsafeMutableRawBufferPointer
     ) throws(BenchError) -> UInt64 {
         try BenchError.checking { () throws(SystemError) in try SystemClock.sleep(untilMonotonic: slot) }
         let sent = SystemProcess.monotonicNanoseconds()
-        try stream.write(all: kind.event)
+        try stream.write(all: event)
         var received = 0
         var lines = 0
         while lines == 0 {
