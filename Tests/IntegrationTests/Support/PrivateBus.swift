@@ -87,8 +87,9 @@ final class PrivateBus {
         return (child, output)
     }
 
-    /// Ends a peer started with `startPeer`.
+    /// Ends a peer started with `startPeer` (once: a reaped child cannot be waited for again).
     func stopPeer(_ child: ChildProcess) {
+        peers.removeAll { $0.processID == child.processID }
         try? child.send(.kill)
         _ = child.termination(within: .seconds(5))
     }
