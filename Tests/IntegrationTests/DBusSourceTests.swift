@@ -61,7 +61,8 @@ struct DBusSourceTests {
         try bus.peer("emit", "Ping", "no")
         try bus.peer("emit", "Other", "yes")
         try bus.peer("emit", "Ping", "yes")
-        try eventually("the matching signal arrives") { try client.dbusStatus("ping")["signals"] == 1 }
+        try eventually("the matching signal is applied") { try client.dbusStatus("ping")["signals"] == 1 }
+        try eventually("the matching signal is applied") { try Self.events(client).count == 1 }
         let events = try Self.events(client)
         #expect(events.count == 1, "\(events)")
         #expect(events.first?["args"] == ["yes"])
