@@ -69,6 +69,8 @@ PLUGINDIR ?= $(PREFIX)/lib/mobiusd/plugins
 BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # Swift example plugins built as products, installed into PLUGINDIR.
 EXAMPLE_PLUGIN_PRODUCTS ?=
+# Plugins an embedded app looks for beside the daemon (the counter's mobiusd-beep), installed into BINDIR.
+BUNDLED_PLUGIN_PRODUCTS ?=
 UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket
 USER_UNITS := mobiusd@.service mobiusd@.socket
 DOCS := README.md $(wildcard docs/*.md)
@@ -77,7 +79,7 @@ SCRIPT_PLUGINS := $(wildcard Plugins/*.py Plugins/*.sh Plugins/*/*.py Plugins/*/
 install:
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusctl
-	$(foreach p,$(EXAMPLE_PLUGIN_PRODUCTS),$(SWIFT) build $(RELEASE_FLAGS) --product $(p) &&) true
+	$(foreach p,$(EXAMPLE_PLUGIN_PRODUCTS) $(BUNDLED_PLUGIN_PRODUCTS),$(SWIFT) build $(RELEASE_FLAGS) --product $(p) &&) true
 	$(MAKE) install-files BUILT="$(BUILT)"
 
 install-files:
@@ -93,9 +95,11 @@ install-files:
 	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
 	for f in $(SCRIPT_PLUGINS); do install -m 0755 "$$f" "$(DESTDIR)$(PLUGINDIR)/"; done
 	for p in $(EXAMPLE_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(PLUGINDIR)/"; done
+	for p in $(BUNDLED_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(BINDIR)/"; done
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/mobiusd" "$(DESTDIR)$(BINDIR)/mobiusctl"
+	for p in $(BUNDLED_PLUGIN_PRODUCTS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
 	rm -f $(foreach u,$(UNITS),"$(DESTDIR)$(UNITDIR)/$(u)") $(foreach u,$(USER_UNITS),"$(DESTDIR)$(USERUNITDIR)/$(u)")
 	rm -f "$(DESTDIR)$(MANDIR)/man1/mobiusctl.1" "$(DESTDIR)$(MANDIR)/man8/mobiusd.8"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"

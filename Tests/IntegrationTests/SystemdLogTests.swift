@@ -39,6 +39,20 @@ struct SystemdLogTests {
         #expect(!daemon.standardError.contains("ready"), "\(daemon.standardError)")
     }
 
+    @Test("a plugin's stderr line reaches the journal with its priority and MOBIUSD_PLUGIN")
+    func pluginField() throws {
+        let scratch = DaemonScratch()
+        let journal = try JournalListener(scratch: scratch)
+        scratch.write("mobiusd.json", PluginFixtures.config(plugins: ["worker": PluginFixtures.behave()]))
+        let (daemon, _) = try Self.start(
+            scratch: scratch, launcher: JournalListener.launcher(journalDirectory: journal.directory),
+            arguments: ["--config", scratch.file("mobiusd.json")])
+        let line = try journal.next { $0["MOBIUSD_PLUGIN"] == "worker" }
+        #expect(line["MESSAGE"] == "plugin worker: initializing in mode normal", "\(line)")
+        #expect(line["PRIORITY"] == "6", "the plugin's own <6> prefix")
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
     @Test("--log-level warning keeps notices out of the journal and lets errors through")
     func levelFilter() throws {
         let scratch = DaemonScratch()

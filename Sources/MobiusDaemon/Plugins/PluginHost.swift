@@ -166,7 +166,7 @@ final class PluginHost: PluginRunnerOwner {
             ? "" : "; last stderr: " + runner.stderrTail.suffix(3).joined(separator: " | ")
         log.limited(
             "plugin \(runner.name) effect failed", .warning,
-            "effect \(shown) failed (\(code.rawValue)): \(message)\(tail)")
+            "effect \(shown) failed (\(code.rawValue)): \(message)\(tail)", fields: LogFields(plugin: runner.name))
         guard !stopping, case .object(var template)? = runner.spec.config.onError else { return }
         template["effect"] = effect
         template["error"] = .object(["code": .string(code.rawValue), "message": .string(message)])

@@ -181,7 +181,7 @@ extension PluginRunner {
         }
         if stderrTail.count == Self.stderrTailLines { stderrTail.removeFirst() }
         stderrTail.append(String(text.prefix(512)))
-        log.limited("plugin \(name) stderr", level, "plugin \(name): \(text)")
+        log.limited("plugin \(name) stderr", level, "plugin \(name): \(text)", fields: LogFields(plugin: name))
     }
 
     /// Whether stdout may be read now; if not, asks the loop to say when it has room.
