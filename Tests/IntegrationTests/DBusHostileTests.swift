@@ -94,4 +94,19 @@ struct DBusHostileTests {
         try eventually("the signal arrives") { try client.dbusStatus("t")["signals"] == 1 }
         #expect(try daemon.terminate() == .exited(0))
     }
+
+    @Test("a peer that sends a string that is not UTF-8 is dropped by the bus; the daemon sees nothing and carries on")
+    func invalidUTF8() throws {
+        let bus = try PrivateBus()
+        let daemon = try DBusSourceTests.recorder(
+            bus, sources: [#"{"bus":"BUS","type":"t","match":{"member":"Ping"}}"#])
+        let client = try daemon.connect()
+        try eventually("connected") { try client.dbusStatus("t")["state"] == "connected" }
+        #expect(try bus.peer("invalid-utf8").stdout.contains("disconnected"))
+        try bus.peer("emit", "Ping", "valid")
+        try eventually("the valid one is applied") { try DBusSourceTests.events(client).count == 1 }
+        #expect(try DBusSourceTests.events(client).first?["args"] == ["valid"])
+        #expect(try client.dbusStatus("t")["reconnects"] == 0 && client.dbusStatus("t")["tooLarge"] == 0)
+        #expect(try daemon.terminate() == .exited(0))
+    }
 }

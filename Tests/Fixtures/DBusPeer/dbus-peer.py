@@ -10,6 +10,8 @@ Usage: dbus-peer.py COMMAND ADDRESS [ARG]
   huge N         emit org.mobiusd.Test.Huge with a byte array of N bytes
   wide N         emit org.mobiusd.Test.Wide with an array of N strings
   deep N         emit org.mobiusd.Test.Deep with a variant nested N deep
+  invalid-utf8   speak the wire protocol by hand and emit org.mobiusd.Test.Ping(s) with a string that is not
+                 UTF-8; prints what the bus did ("disconnected" when it dropped this peer)
   serve          own org.mobiusd.TestService and answer calls on /org/mobiusd/Test: Echo returns its arguments,
                  Fail returns an error, Hang never answers, Properties.GetAll returns a{sv}; prints "ready"
   listen [IFACE] print each signal of IFACE (default org.mobiusd.Test) as a JSON line; prints "ready" once the
@@ -71,6 +73,53 @@ def all_types(bus):
         dbus.String("in variant", variant_level=1), dbus.Array([True, False], signature="b"))
 
 
+def marshal(kind, serial, fields, body):
+    """A little-endian D-Bus message: header fields are (code, signature character, text)."""
+    import struct
+    array = bytearray()
+    for code, signature, value in fields:
+        while (16 + len(array)) % 8:
+            array += b"\0"
+        array += bytes([code, 1]) + signature.encode() + b"\0"
+        text = value.encode()
+        if signature == "g":
+            array += bytes([len(text)]) + text + b"\0"
+        else:
+            while (16 + len(array)) % 4:
+                array += b"\0"
+            array += struct.pack("<I", len(text)) + text + b"\0"
+    message = bytearray(struct.pack("<cBBBII", b"l", kind, 0, 1, len(body), serial))
+    message += struct.pack("<I", len(array)) + array
+    while len(message) % 8:
+        message += b"\0"
+    return bytes(message) + body
+
+
+def invalid_utf8(address):
+    import socket
+    import struct
+    path = address.split("path=", 1)[1].split(",")[0]
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(path)
+    connection.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+    if not connection.recv(4096).startswith(b"OK"):
+        sys.exit("authentication refused")
+    connection.sendall(b"BEGIN\r\n")
+    bus = "org.freedesktop.DBus"
+    connection.sendall(marshal(1, 1, [(1, "o", "/org/freedesktop/DBus"), (2, "s", bus), (3, "s", "Hello"),
+                                      (6, "s", bus)], b""))
+    text = b"not \xff utf-8"
+    connection.sendall(marshal(4, 2, [(1, "o", PATH), (2, "s", IFACE), (3, "s", "Ping"), (8, "g", "s")],
+                               struct.pack("<I", len(text)) + text + b"\0"))
+    connection.settimeout(5)
+    try:
+        while connection.recv(4096):
+            pass
+        print("disconnected", flush=True)
+    except socket.timeout:
+        print("still connected", flush=True)
+
+
 def serve(bus):
     from gi.repository import GLib
 
@@ -120,6 +169,8 @@ def listen(bus, interface):
 def main():
     command, address = sys.argv[1], sys.argv[2]
     argument = sys.argv[3] if len(sys.argv) > 3 else None
+    if command == "invalid-utf8":
+        return invalid_utf8(address)
     bus = connect(address, mainloop=command in ("serve", "listen"))
     if command == "all-types":
         all_types(bus)
