@@ -70,6 +70,7 @@ struct JournalRecoveryUnitTests {
         let (outcome, replayed, restored) = try recover(directory)
         #expect(restored?.seq == 2 && restored?.model == 20)
         #expect(replayed == [3, 4, 5, 6])
+        #expect(outcome.catalog.snapshots == [2], "the damaged one counts for nothing in compaction")
         #expect(outcome.lastSeq == 6)
     }
 

@@ -111,7 +111,9 @@ struct JournalRecovery {
         let lastSeq = max(expected - 1, base)
         return Outcome(
             snapshot: snapshot, lastSeq: lastSeq, replayed: replayedCount,
-            catalog: JournalCatalog(segments: recovered, snapshots: snapshotSeqs))
+            // A damaged snapshot newer than the one used stays on disk (named in the warning) but counts for nothing
+            // when compaction decides what to keep.
+            catalog: JournalCatalog(segments: recovered, snapshots: snapshotSeqs.filter { $0 <= base }))
     }
 
     /// The newest snapshot that reads back whole, of this epoch. A damaged one is skipped with a warning when an
