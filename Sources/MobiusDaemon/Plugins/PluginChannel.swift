@@ -34,6 +34,8 @@ final class PluginChannel {
     private var readingPaused = false
     private var stdinClosed = false
     private(set) var isClosed = false
+    /// Reused for every stdout read (allocating and zeroing 64 KiB per read cost more than the messages).
+    private var readBuffer = [UInt8](repeating: 0, count: PluginChannel.chunkSize)
     /// Asked before each stdout read.
     var mayRead: () -> Bool = { true }
 
@@ -60,31 +62,23 @@ final class PluginChannel {
 
     // MARK: - Writing
 
-    /// Queues one message line (with its newline) for the plugin's stdin. Lost silently once stdin is closed or
-    /// broken: the process is then ending, and its exit is reported.
+    /// Queues one message line (with its newline) for the plugin's stdin; `flush()` writes what is queued (the host
+    /// calls it at the end of each reactor round, so the effects of one pass go out in one write). Lost silently
+    /// once stdin is closed or broken: the process is then ending, and its exit is reported.
     func send(_ line: [UInt8]) {
         guard !stdinClosed, !isClosed else { return }
-        if unsentBytes == 0 {
+        if pendingOffset == pendingOutput.count {
             pendingOutput.removeAll(keepingCapacity: true)
             pendingOffset = 0
-            guard let written = writeNow(line), written < line.count else { return }
-            pendingOutput.append(contentsOf: line[written...])
-        } else {
-            pendingOutput.append(contentsOf: line)
         }
-        waitForWritable()
+        pendingOutput.append(contentsOf: line)
     }
 
-    /// Writes what it can of `bytes` now; `nil` when the pipe is broken (stdin then counts as closed).
-    private func writeNow(_ bytes: [UInt8]) -> Int? {
-        do {
-            let result = try bytes.withUnsafeBytes { try process.input.write($0, socket: false) }
-            if case .transferred(let count) = result { return count }
-            return 0
-        } catch {
-            closeStdin()
-            return nil
-        }
+    /// Writes what is queued, as far as the pipe takes it now; the rest waits for the pipe to be writable.
+    func flush() {
+        guard unsentBytes > 0, !stdinClosed, !isClosed, stdinRegistration == nil else { return }
+        flushPending()
+        if unsentBytes > 0 { waitForWritable() }
     }
 
     private func waitForWritable() {
@@ -153,10 +147,9 @@ final class PluginChannel {
             pauseReading()
             return
         }
-        var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
         let result: FileDescriptor.IOResult
         do {
-            result = try chunk.withUnsafeMutableBytes { try process.output.read(into: $0) }
+            result = try readBuffer.withUnsafeMutableBytes { try process.output.read(into: $0) }
         } catch {
             stopReadingStdout()
             return
@@ -164,7 +157,10 @@ final class PluginChannel {
         switch result {
         case .wouldBlock: return
         case .endOfFile: stopReadingStdout()
-        case .transferred(let count): splitLines(chunk[..<count])
+        case .transferred(let count):
+            // The lines are handed on as slices of this buffer, which is reused for the next read.
+            let chunk = readBuffer[..<count]
+            splitLines(chunk)
         }
     }
 

@@ -17,6 +17,7 @@ enum PluginCheck {
             throw ConfigError(key: "plugins", "cannot check the plugins: \(error)")
         }
         let host = PluginHost(specs: specs, reactor: reactor, log: log)
+        reactor.atEndOfEachRound { host.flushAll() }
         var problems: [(key: String, message: String)] = []
         host.start { startup in
             problems = startup.map { ("plugins", $0) }

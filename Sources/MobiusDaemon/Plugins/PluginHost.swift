@@ -36,6 +36,13 @@ final class PluginHost: PluginRunnerOwner {
         runners = specs.map { spec in PluginRunner(spec: spec, owner: self, reactor: reactor, log: log) }
     }
 
+    /// Writes what every plugin's stdin has queued. Registered to run at the end of each reactor round, after the
+    /// loop's passes, so the effects and update requests of a pass go out in one write per plugin.
+    func flushAll() {
+        for runner in runners { runner.channel?.flush() }
+        for runner in retiring { runner.channel?.flush() }
+    }
+
     /// The plugin named `name`.
     func runner(named name: String) -> PluginRunner? {
         runners.first { $0.name == name }
@@ -52,6 +59,8 @@ final class PluginHost: PluginRunnerOwner {
             done(startupProblems)
         }
         for runner in runners { runner.start() }
+        // Called before the reactor's first round: nothing else would write the `initialize` requests yet.
+        flushAll()
         checkSettled()
     }
 

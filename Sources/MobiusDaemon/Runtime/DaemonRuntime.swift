@@ -100,6 +100,8 @@ final class DaemonRuntime<Model, Event, Effect> {
         wirePlugins(app: app)
         signalHandler.onSignal = { [unowned self] signal in handle(signal) }
         reactor.atEndOfEachRound { [unowned self] in endOfRound() }
+        // After the passes: what they sent plugins goes out in one write per plugin.
+        reactor.atEndOfEachRound { [unowned self] in plugins.flushAll() }
         systemd = SystemdService(reactor: reactor, log: log, app: app.name) { [unowned self] in
             SystemdService.Figures(seq: loop.state.seq, connections: server.connectionCount)
         }
