@@ -61,23 +61,29 @@ final class PluginUpdateDriver {
             }
             segmentEnds.insert(chunks.count - 1)
         }
-        var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(segments.reduce(0) { $0 + $1.count })
+        let outcomes = OutcomeBuffer()
+        outcomes.items.reserveCapacity(segments.reduce(0) { $0 + $1.count })
         run(chunks, index: 0, model: model, outcomes: outcomes, done: done)
+    }
+
+    /// The outcomes gathered so far, shared by the chunks' callbacks (appending, not copying, per chunk).
+    private final class OutcomeBuffer {
+        var items: [Outcome] = []
     }
 
     /// Runs the chunks one after another, each from the model the one before left.
     private func run(
-        _ chunks: [ArraySlice<JSONValue>], index: Int, model: JSONValue, outcomes: [Outcome],
+        _ chunks: [ArraySlice<JSONValue>], index: Int, model: JSONValue, outcomes: OutcomeBuffer,
         done: @escaping (Result<[Outcome], Unavailable>) -> Void
     ) {
         guard index < chunks.count else {
-            done(.success(outcomes))
+            done(.success(outcomes.items))
             return
         }
         let chunk = chunks[index]
         let next: (JSONValue, [Outcome]) -> Void = { [self] model, produced in
-            run(chunks, index: index + 1, model: model, outcomes: outcomes + produced, done: done)
+            outcomes.items.append(contentsOf: produced)
+            run(chunks, index: index + 1, model: model, outcomes: outcomes, done: done)
         }
         if runner.handlesBatch {
             let count = chunk.count
