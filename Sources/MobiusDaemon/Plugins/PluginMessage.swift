@@ -53,6 +53,17 @@ enum PluginMessage {
         ])
     }
 
+    /// An `effect` request line, written directly: the hot path of every effect, so no object is built around
+    /// the effect before it is encoded.
+    static func effectRequest(id: Int64, effect: JSONValue) -> [UInt8] {
+        var line = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+        line.append(contentsOf: String(id).utf8)
+        line.append(contentsOf: #","method":"effect","params":{"effect":"#.utf8)
+        effect.encode(into: &line)
+        line.append(contentsOf: "}}\n".utf8)
+        return line
+    }
+
     /// A notification line from the host.
     static func notification(method: String, params: JSONValue? = nil) -> [UInt8] {
         var members: [(String, JSONValue)] = [("jsonrpc", "2.0"), ("method", .string(method))]

@@ -250,7 +250,7 @@ extension PluginRunner {
         nextID += 1
         inFlight[id] = .effect(effect: effect, timer: effectTimer(id))
         effectsInFlight += 1
-        channel?.send(PluginMessage.request(id: id, method: "effect", params: .object(["effect": effect])))
+        channel?.send(PluginMessage.effectRequest(id: id, effect: effect))
     }
 
     private func effectTimer(_ id: Int64) -> ReactorTimers.ID {
