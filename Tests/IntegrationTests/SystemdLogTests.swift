@@ -7,7 +7,9 @@ import Testing
 /// owns, mounted into the daemon's private mount namespace (`unshare`, which the tests can use as root).
 @Suite(
     .serialized, .timeLimit(.minutes(2)),
-    .enabled(if: DaemonSpawn.which("unshare") != nil, "unshare (util-linux) is missing"))
+    .enabled(
+        if: SystemTools.canUnshareMounts,
+        "unshare --mount is missing or not permitted (the tests run as root with CAP_SYS_ADMIN)"))
 struct SystemdLogTests {
     static func start(
         scratch: DaemonScratch, launcher: [String], arguments: [String] = []
