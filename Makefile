@@ -3,6 +3,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 RELEASE_FLAGS := -c release
 APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon dbus-bin python3-dbus python3-gi redis-server pkg-config systemd
+# The mqtt example plugin and its test broker.
+APT_PACKAGES += python3-paho-mqtt mosquitto
 BENCH_RUNS ?= 5
 
 .PHONY: all deps build test lint format bench run clean install install-files uninstall
@@ -29,6 +31,7 @@ build: deps
 
 test: build
 	$(SWIFT) test
+	Plugins/test.sh
 	$(MAKE) lint
 
 lint:

@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MobiusTest", targets: ["MobiusTest"]),
         .library(name: "MobiusJSON", targets: ["MobiusJSON"]),
         .library(name: "MobiusDaemon", targets: ["MobiusDaemon"]),
+        .library(name: "MobiusPlugin", targets: ["MobiusPlugin"]),
         .executable(name: "mobiusd", targets: ["mobiusd"]),
         .executable(name: "mobiusctl", targets: ["mobiusctl"]),
     ],
@@ -82,6 +83,14 @@ let package = Package(
                 "MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
                 "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy",
             ]),
+        // Plugins: the Swift SDK, the plugins written with it, and the SDK's tests with their fixture plugin.
+        .target(name: "MobiusPlugin", dependencies: ["MobiusJSON", "MobiusSystem"]),
+        .executableTarget(
+            name: "mobiusd-fixture-plugin", dependencies: ["MobiusPlugin", "MobiusJSON"],
+            path: "Tests/Fixtures/SDKPlugin"),
+        .testTarget(
+            name: "MobiusPluginTests",
+            dependencies: ["MobiusPlugin", "MobiusJSON", "MobiusSystem", "mobiusd-fixture-plugin"]),
     ]
 )
 

@@ -1,0 +1,143 @@
+"""Drive a mobiusd plugin over real pipes as the daemon would, for plugin tests (stdlib only).
+
+    with PluginProcess(["./my-plugin"]) as plugin:
+        plugin.initialize(options={"x": 1})
+        rid = plugin.effect({"type": "greet"})
+        events, reply = plugin.reply(rid)
+
+Timeouts here only keep a broken plugin from hanging a test; no test result depends on timing.
+"""
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+
+WAIT = 20.0  # seconds: a hang guard, not an assertion
+
+
+class PluginProcess:
+    """A plugin started with the environment mobiusd gives plugins (PROTOCOL.md 2.1)."""
+
+    def __init__(self, argv, env=None, name="test-plugin", app="test-app", cwd=None, plugin_env=True):
+        environment = {key: os.environ[key] for key in ("PATH", "HOME", "LANG", "LC_ALL", "TZ") if key in os.environ}
+        if plugin_env:
+            environment.update({"MOBIUSD_PLUGIN": "1", "MOBIUSD_PROTOCOL": "1",
+                                "MOBIUSD_PLUGIN_NAME": name, "MOBIUSD_APP": app})
+        environment.update(env or {})
+        self.name, self.app = name, app
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env=environment, cwd=cwd, start_new_session=True)
+        self.messages = queue.Queue()
+        self.stderr_lines = []
+        self._next_id = 1
+        self._stdout_thread = threading.Thread(target=self._pump_stdout, daemon=True)
+        self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)
+        self._stdout_thread.start()
+        self._stderr_thread.start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+
+    def _pump_stdout(self):
+        for line in self.process.stdout:
+            try:
+                self.messages.put(json.loads(line))
+            except ValueError:
+                self.messages.put({"__not_json__": line})
+        self.messages.put(None)
+
+    def _pump_stderr(self):
+        for line in self.process.stderr:
+            self.stderr_lines.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    # Sending ------------------------------------------------------------------------------------------------
+
+    def send_raw(self, data):
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message):
+        self.send_raw(json.dumps(message).encode() + b"\n")
+
+    def request(self, method, params=None):
+        rid = self._next_id
+        self._next_id += 1
+        message = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return rid
+
+    def notify(self, method, params=None):
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def effect(self, effect):
+        return self.request("effect", {"effect": effect})
+
+    # Reading ------------------------------------------------------------------------------------------------
+
+    def read(self, timeout=WAIT):
+        """The next message; None at EOF. Raises AssertionError when nothing comes within the hang guard."""
+        try:
+            return self.messages.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("plugin sent nothing for %.0f s; stderr: %s" % (timeout, self.stderr_lines[-10:]))
+
+    def reply(self, rid):
+        """Reads until the reply to ``rid``: (messages before it, the reply)."""
+        before = []
+        while True:
+            message = self.read()
+            if message is None:
+                raise AssertionError("plugin ended before replying to %r; stderr: %s" % (rid, self.stderr_lines[-10:]))
+            if message.get("id") == rid and "method" not in message:
+                return before, message
+            before.append(message)
+
+    def call(self, method, params=None):
+        """Sends a request and returns its reply, failing on messages in between."""
+        before, reply = self.reply(self.request(method, params))
+        assert not before, "unexpected messages before the reply: %r" % before
+        return reply
+
+    def initialize(self, options=None, protocol=1):
+        """The handshake: initialize, then initialized. Returns the initialize result."""
+        reply = self.call("initialize", {"protocol": protocol, "host": {"name": "mobiusd", "version": "test"},
+                                         "app": self.app, "plugin": self.name, "options": options or {}})
+        assert "result" in reply, "initialize failed: %r" % reply
+        self.notify("initialized")
+        return reply["result"]
+
+    def close(self):
+        """shutdown, close stdin, wait: returns (shutdown reply, other messages, exit status)."""
+        rest, reply = self.reply(self.request("shutdown"))
+        self.process.stdin.close()
+        while True:
+            message = self.read()
+            if message is None:
+                break
+            rest.append(message)
+        return reply, rest, self.process.wait(timeout=WAIT)
+
+    def kill(self):
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+        self._stderr_thread.join(WAIT)

@@ -1,0 +1,75 @@
+import MobiusJSON
+import MobiusSystem
+
+/// Writes JSON-RPC messages to the host, one line each, from any thread.
+///
+/// Writers append to a pending buffer; whoever finds no write in progress writes the buffer out, so messages from
+/// concurrent handlers go out together in one `write` when the host is busy, and in order of their `send`. The
+/// buffer is bounded: past ``maxPendingBytes`` a sender waits for the write in progress (backpressure from a host
+/// that does not read). A line longer than the host's limit is never written (see `send`).
+final class MessageWriter: @unchecked Sendable {
+    // @unchecked: every stored var is read and written only inside `condition.withLock`.
+    private let output: FileDescriptor
+    private let condition = ThreadCondition()
+    private var pending: [UInt8] = []
+    private var writing = false
+    private var failed = false
+    /// The longest line the host takes, not counting the newline.
+    let maxLineBytes: Int
+    /// How much output may wait while a write is in progress.
+    let maxPendingBytes: Int
+
+    init(output: FileDescriptor, maxLineBytes: Int, maxPendingBytes: Int = 1 << 20) {
+        self.output = output
+        self.maxLineBytes = maxLineBytes
+        self.maxPendingBytes = maxPendingBytes
+    }
+
+    /// Whether a write to the host failed (it has gone); later messages are dropped.
+    var hasFailed: Bool { condition.withLock { failed } }
+
+    /// Sends `message` as one line. Returns `false`, writing nothing, when its encoding exceeds ``maxLineBytes``
+    /// (the caller decides what to send instead) or when the host has gone.
+    @discardableResult
+    func send(_ message: JSONValue) -> Bool {
+        var line = message.encoded()
+        guard line.count <= maxLineBytes else { return false }
+        line.append(UInt8(ascii: "\n"))
+        return write(line)
+    }
+
+    /// Appends `bytes` (whole lines) and writes them out unless another thread is writing already.
+    private func write(_ bytes: [UInt8]) -> Bool {
+        var chunk: [UInt8] = []
+        let mustWrite: Bool = condition.withLock {
+            while writing && !failed && pending.count >= maxPendingBytes { condition.wait() }
+            if failed { return false }
+            pending += bytes
+            if writing { return false }
+            writing = true
+            swap(&chunk, &pending)
+            return true
+        }
+        guard mustWrite else { return !hasFailed }
+        while true {
+            var ok = true
+            do { try output.writeAll(chunk) } catch { ok = false }
+            chunk.removeAll(keepingCapacity: true)
+            let more: Bool = condition.withLock {
+                if !ok {
+                    failed = true
+                    pending = []
+                }
+                if failed || pending.isEmpty {
+                    writing = false
+                    condition.broadcast()
+                    return false
+                }
+                swap(&chunk, &pending)
+                condition.broadcast()
+                return true
+            }
+            if !more { return ok }
+        }
+    }
+}
