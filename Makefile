@@ -35,10 +35,10 @@ test: build
 	$(MAKE) lint
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples Plugins
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Examples
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Examples Plugins
 
 bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobius-bench

@@ -88,9 +88,12 @@ let package = Package(
         .executableTarget(
             name: "mobiusd-fixture-plugin", dependencies: ["MobiusPlugin", "MobiusJSON"],
             path: "Tests/Fixtures/SDKPlugin"),
+        .executableTarget(
+            name: "mobiusd-beep", dependencies: ["MobiusPlugin", "MobiusJSON", "MobiusSystem"], path: "Plugins/beep",
+            exclude: ["README.md"]),
         .testTarget(
             name: "MobiusPluginTests",
-            dependencies: ["MobiusPlugin", "MobiusJSON", "MobiusSystem", "mobiusd-fixture-plugin"]),
+            dependencies: ["MobiusPlugin", "MobiusJSON", "MobiusSystem", "mobiusd-fixture-plugin", "mobiusd-beep"]),
     ]
 )
 

@@ -63,7 +63,7 @@ class PluginProcess:
         self.process.stdin.flush()
 
     def send(self, message):
-        self.send_raw(json.dumps(message).encode() + b"\n")
+        self.send_raw(json.dumps(message, separators=(",", ":")).encode() + b"\n")  # compact, as mobiusd writes
 
     def request(self, method, params=None):
         rid = self._next_id

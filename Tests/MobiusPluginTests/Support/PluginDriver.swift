@@ -3,13 +3,11 @@ import MobiusJSON
 import MobiusSystem
 
 /// Drives a plugin process over real pipes as mobiusd does: the environment of PROTOCOL.md 2.1, JSON-RPC lines on
-/// stdin, replies read from stdout by a thread of its own (so a hung plugin fails the test instead of hanging it),
-/// stderr to a file.
+/// stdin, stdout and stderr read by threads of their own (so a hung plugin fails the test instead of hanging it).
 final class PluginDriver: @unchecked Sendable {
-    // @unchecked: `messages` and `ended` are touched only inside `condition.withLock`; the other vars only by the
+    // @unchecked: `messages`, `ended`, `stderrBytes` and `stderrEnded` are touched only inside `condition.withLock`; the other vars only by the
     // test's own thread.
     let child: ChildProcess
-    let stderrPath: String
     private let input: FileDescriptor
     private var inputOpen = true
     private let condition = ThreadCondition()
@@ -17,15 +15,19 @@ final class PluginDriver: @unchecked Sendable {
     private var ended = false
     private var nextID: Int64 = 1
     private var exitStatus: ChildProcess.Termination? = nil
-    private let scratch: TemporaryDirectory
+    private var stderrBytes: [UInt8] = []
+    private var stderrEnded = false
 
     /// How long `read` waits before it fails: a hang guard, not an assertion about speed.
     static let hangGuard: UInt64 = 20_000_000_000
 
     /// The fixture plugin built next to the test bundle.
-    static var fixturePath: String {
+    static var fixturePath: String { builtProgram("mobiusd-fixture-plugin") }
+
+    /// A program `swift build` put next to the test bundle.
+    static func builtProgram(_ name: String) -> String {
         let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().path + "/mobiusd-fixture-plugin"
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().path + "/" + name
     }
 
     /// Starts `arguments` (the fixture by default) with the plugin environment plus `extra`; without
@@ -34,8 +36,6 @@ final class PluginDriver: @unchecked Sendable {
         _ arguments: [String] = [PluginDriver.fixturePath], extra: [String: String] = [:],
         pluginEnvironment: Bool = true
     ) throws {
-        scratch = try TemporaryDirectory(prefix: "mobiusd-plugin-test")
-        stderrPath = scratch.file("stderr")
         var environment: [String: String] = [:]
         for name in ["PATH", "HOME", "LANG", "LC_ALL", "TZ"] {
             if let value = SystemProcess.environment(name) { environment[name] = value }
@@ -47,20 +47,17 @@ final class PluginDriver: @unchecked Sendable {
             environment["MOBIUSD_APP"] = "test-app"
         }
         environment.merge(extra) { $1 }
-        let toChild = try PipePair()
-        let fromChild = try PipePair()
-        defer {
-            toChild.readEnd.close()
-            fromChild.writeEnd.close()
-        }
-        child = try ChildProcess.spawn(
-            arguments, standardInput: PipePair.childPath(toChild.readEnd),
-            standardOutput: PipePair.childPath(fromChild.writeEnd), standardError: stderrPath,
-            environment: environment)
-        input = toChild.writeEnd
-        let output = fromChild.readEnd
+        let process = try PipedProcess.spawn(
+            program: arguments[0], arguments: arguments,
+            environment: environment.map { "\($0.key)=\($0.value)" })
+        child = ChildProcess(processID: process.processID)
+        input = process.input
+        process.pidFD.close()
         try SystemThread.spawn(name: "plugin-reader", stackSize: 1 << 20) { [self] in
-            readLoop(output)
+            readLoop(process.output)
+        }
+        try SystemThread.spawn(name: "plugin-stderr", stackSize: 1 << 20) { [self] in
+            stderrLoop(process.errorOutput)
         }
     }
 
@@ -71,7 +68,21 @@ final class PluginDriver: @unchecked Sendable {
             _ = try? child.waitForExit()
         }
         if inputOpen { input.close() }
-        scratch.remove()
+    }
+
+    private func stderrLoop(_ errorOutput: FileDescriptor) {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { raw -> Int in
+                guard case .transferred(let count)? = try? errorOutput.read(into: raw) else { return 0 }
+                return count
+            }
+            if count == 0 { break }
+            condition.withLock { stderrBytes += chunk[0..<count] }
+        }
+        errorOutput.close()
+        condition.withLock { stderrEnded = true }
+        condition.broadcast()
     }
 
     private func readLoop(_ output: FileDescriptor) {
@@ -156,7 +167,7 @@ final class PluginDriver: @unchecked Sendable {
         var before: [JSONValue] = []
         while true {
             guard let message = try read() else {
-                throw DriverError("the plugin ended before replying to \(id); stderr: \(stderrTail)")
+                throw DriverError("the plugin ended before replying to \(id); stderr: \(stderrLines.suffix(10))")
             }
             if message["id"] == id && message["method"] == .none { return (before, message) }
             before.append(message)
@@ -197,16 +208,24 @@ final class PluginDriver: @unchecked Sendable {
         if let exitStatus { return exitStatus }
         let ended = try child.waitForExit()
         exitStatus = ended
+        // The child is gone, so its stderr pipe ends too: wait until the reader has all of it.
+        condition.withLock {
+            while !stderrEnded { condition.wait(timeoutNanoseconds: PluginDriver.hangGuard) }
+        }
         return ended
     }
 
-    /// The plugin's stderr so far, as lines.
+    /// The plugin's stderr so far, as lines (all of it once `waitForExit` has returned).
     var stderrLines: [String] {
-        let bytes = (try? FileSystem.read(stderrPath)) ?? []
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        Self.lines(condition.withLock { stderrBytes })
     }
 
-    private var stderrTail: String { stderrLines.suffix(10).joined(separator: " | ") }
+    /// The last stderr lines, for failure messages; call holding the lock.
+    private var stderrTail: String { Self.lines(stderrBytes).suffix(10).joined(separator: " | ") }
+
+    private static func lines(_ bytes: [UInt8]) -> [String] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
 }
 
 /// A driver failure with a message for the test log.
