@@ -89,6 +89,9 @@ let package = Package(
             name: "mobiusd-fixture-plugin", dependencies: ["MobiusPlugin", "MobiusJSON"],
             path: "Tests/Fixtures/SDKPlugin"),
         .executableTarget(
+            name: "mobiusd-plugin-bench", dependencies: ["MobiusJSON", "MobiusSystem"], path: "Benchmarks/PluginBench",
+            exclude: ["README.md"]),
+        .executableTarget(
             name: "mobiusd-beep", dependencies: ["MobiusPlugin", "MobiusJSON", "MobiusSystem"], path: "Plugins/beep",
             exclude: ["README.md"]),
         .testTarget(

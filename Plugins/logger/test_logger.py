@@ -31,7 +31,7 @@ class LoggerTests(unittest.TestCase):
         self.assertIn(b"mobiusd-logger is a mobiusd plugin", run.stderr)
 
     def test_effects_reach_syslog_with_tag_and_priority(self):
-        with PluginProcess(PLUGIN, app="demo", env={"MOBIUSD_LOGGER_SOCKET": self.path}) as plugin:
+        with PluginProcess(PLUGIN, app="demo", env={"LOGGER_SOCKET": self.path}) as plugin:
             result = plugin.initialize()
             self.assertEqual((result["protocol"], result["effects"], result["update"]), (1, ["syslog"], False))
             self.assertEqual(plugin.call("ping")["result"], {})
@@ -50,7 +50,7 @@ class LoggerTests(unittest.TestCase):
 
     def test_a_logger_failure_fails_the_effect(self):
         self.syslog.close()
-        with PluginProcess(PLUGIN, env={"MOBIUSD_LOGGER_SOCKET": self.path + ".missing"}) as plugin:
+        with PluginProcess(PLUGIN, env={"LOGGER_SOCKET": self.path + ".missing"}) as plugin:
             plugin.initialize()
             reply = plugin.call("effect", {"effect": {"type": "syslog", "message": "x"}})
             self.assertIn("logger failed", reply["error"]["message"])

@@ -28,6 +28,14 @@ final class MessageWriter: @unchecked Sendable {
     /// Whether a write to the host failed (it has gone); later messages are dropped.
     var hasFailed: Bool { condition.withLock { failed } }
 
+    /// Waits until everything sent so far has been written (or the host has gone): before the process exits, a
+    /// reply another thread's write in progress picked up must still go out.
+    func flush() {
+        condition.withLock {
+            while writing && !failed { condition.wait() }
+        }
+    }
+
     /// Sends `message` as one line. Returns `false`, writing nothing, when its encoding exceeds ``maxLineBytes``
     /// (the caller decides what to send instead) or when the host has gone.
     @discardableResult

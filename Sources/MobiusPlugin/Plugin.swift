@@ -122,6 +122,7 @@ public struct Plugin: Sendable {
                 session.receiveTooLong(count)
             case .end:
                 session.endOfInput()
+                writer.flush()
                 SystemProcess.exit(0)
             }
         }

@@ -117,6 +117,7 @@ extension PluginSession {
                 let (code, message) = RPCMessage.describe(error)
                 PluginLog.error("start refused: \(message)")
                 replyError(id: id, code: code, message: message)
+                writer.flush()
                 SystemProcess.exit(1)
             }
         }
