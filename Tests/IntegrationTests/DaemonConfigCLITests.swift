@@ -83,6 +83,39 @@ struct DaemonConfigCLITests {
         #expect(missing.stderr.contains("absent.json"), "\(missing.stderr)")
     }
 
+    @Test func syntaxErrorGivesLineColumnAndACaretUnderTheLine() throws {
+        let scratch = DaemonScratch()
+        let path = scratch.write(
+            "typo.json", "{\n  \"update\": {\"builtin\": \"counter\"},\n  \"socket\": {\"mode\": \"0660\",}\n}\n")
+        let run = try DaemonToolRun.mobiusd(["--check", "--config", path])
+        #expect(run.exit == .exited(1))
+        #expect(
+            run.stderr == """
+                mobiusd: \(path): line 3, column 29: not valid JSON: trailing comma before '}'
+                    "socket": {"mode": "0660",}
+                                              ^
+
+                """)
+    }
+
+    @Test(arguments: [
+        (#"{"update":{"builtin":"stroe"}}"#, #"update.builtin: no built-in app "stroe" (did you mean "store"?)"#),
+        (#"{"update":{"builtin":"counter"},"socket":{"pth":"a"}}"#, #"socket.pth: unknown key (did you mean "path"?)"#),
+        (
+            #"{"update":{"builtin":"counter"},"socket":{"mode":660}}"#,
+            #"socket.mode: must be an octal string like "0660""#
+        ),
+        (#"{"app":"x"}"#, #"update: is required: {"builtin":"counter"}, {"builtin":"store"} or {"plugin":"NAME"}"#),
+        (#"{"update":{"builtin":"counter"},"access":{"write":["no-such-user-xyz"]}}"#, "access.write[0]: no such"),
+    ])
+    func everyConfigErrorNamesTheFileAndSaysWhatToWrite(config: String, message: String) throws {
+        let scratch = DaemonScratch()
+        let path = scratch.write("bad.json", config)
+        let run = try DaemonToolRun.mobiusd(["--check", "--config", path])
+        #expect(run.exit == .exited(1), "\(config): \(run.exit)")
+        #expect(run.stderr.hasPrefix("mobiusd: \(path): \(message)"), "\(config): \(run.stderr)")
+    }
+
     @Test func missingPluginExecutableFailsCheckNamingTheKey() throws {
         let scratch = DaemonScratch()
         let path = scratch.write(

@@ -80,7 +80,10 @@ struct DBusConfigTests {
                 #"{"bus":"session","type":"t","match":{"arg64":"x"}}"#,
                 "dbus[0].match.arg64: unknown match key (use sender, path, path_namespace, interface, member, arg0…arg63)"
             ),
-            (#"{"bus":"session","type":"t","match":{"arg0":1}}"#, "dbus[0].match.arg0: must be a string"),
+            (
+                #"{"bus":"session","type":"t","match":{"arg0":1}}"#,
+                "dbus[0].match.arg0: must be a string, not the number 1"
+            ),
             (
                 #"{"bus":"session","type":"t","match":{"path":"/a","path_namespace":"/b"}}"#,
                 "dbus[0].match.path_namespace: cannot be combined with path"

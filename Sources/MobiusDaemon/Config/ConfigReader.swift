@@ -24,10 +24,27 @@ struct ConfigReader {
         return value
     }
 
-    mutating func string(_ key: String) throws(ConfigError) -> String? {
+    /// A string; any other type fails with `expected` (default `must be a string`) and what was given instead.
+    mutating func string(_ key: String, expected: String = "must be a string") throws(ConfigError) -> String? {
         guard let value = value(key) else { return nil }
-        guard case .string(let text) = value else { throw ConfigError(key: keyPath(key), "must be a string") }
+        guard case .string(let text) = value else {
+            throw ConfigError(key: keyPath(key), "\(expected), not \(Self.describe(value))")
+        }
         return text
+    }
+
+    /// What a JSON value is, for "must be X, not Y": `the number 660`, `an object`.
+    static func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .object: return "an object"
+        case .array: return "an array"
+        case .string: return "a string"
+        case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .number(let number):
+            // A short number shows the mistake best as written.
+            return number.literal.utf8.count <= 32 ? "the number \(number.literal)" : "a number"
+        }
     }
 
     mutating func integer(_ key: String, range: ClosedRange<Int>) throws(ConfigError) -> Int? {
@@ -81,10 +98,10 @@ struct ConfigReader {
         return try ConfigReader(value, path: keyPath(key))
     }
 
-    /// Fails on the first key that no accessor asked for.
+    /// Fails on the first key that no accessor asked for, suggesting the asked-for key closest to it.
     func rejectUnknownKeys() throws(ConfigError) {
         if let unknown = object.keys.first(where: { !seen.contains($0) }) {
-            throw ConfigError(key: keyPath(unknown), "unknown key")
+            throw ConfigError(key: keyPath(unknown), "unknown key" + ConfigSuggestion.hint(for: unknown, among: seen))
         }
     }
 }

@@ -121,9 +121,9 @@ public struct DaemonConfig: Sendable {
         }
         let value: JSONValue
         do {
-            value = try bytes.withUnsafeBytes { try JSONValue(parsing: $0) }
+            value = try JSONValue(parsing: bytes)
         } catch {
-            throw ConfigError(key: "", "not valid JSON: \(error)", file: file)
+            throw ConfigSyntaxError(error, in: bytes).configError(file: file)
         }
         let directory = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
         let base = FileSystem.resolve(directory.isEmpty ? "/" : directory, against: FileSystem.currentDirectory())
@@ -138,14 +138,14 @@ public struct DaemonConfig: Sendable {
     /// Reads a config from its JSON form; relative paths resolve against `baseDirectory`.
     public init(json: JSONValue, baseDirectory: String) throws(ConfigError) {
         var top = try ConfigReader(json, path: "")
-        app = try top.string("app")
+        app = try top.string("app", expected: "must be a string, the app's name")
         if let app, !Self.isValidAppName(app) {
             throw ConfigError(key: "app", "must be 1-64 characters of letters, digits, '-', '_' or '.'")
         }
         model = top.value("model")
         if var update = try top.section("update") {
-            let builtin = try update.string("builtin")
-            let plugin = try update.string("plugin")
+            let builtin = try update.string("builtin", expected: "must be a string naming a built-in app")
+            let plugin = try update.string("plugin", expected: "must be a string naming a key of \"plugins\"")
             try update.rejectUnknownKeys()
             switch (builtin, plugin) {
             case (let name?, nil): self.update = .builtin(name)
@@ -165,14 +165,17 @@ public struct DaemonConfig: Sendable {
             dbus = try Self.dbusSources(items)
         }
         if var socket = try top.section("socket") {
-            socketPath = try socket.string("path").map { FileSystem.resolve($0, against: baseDirectory) }
-            if let mode = try socket.string("mode") {
+            socketPath = try socket.string("path", expected: "must be a string, a file path").map {
+                FileSystem.resolve($0, against: baseDirectory)
+            }
+            let modeForm = "must be an octal string like \"0660\""
+            if let mode = try socket.string("mode", expected: modeForm) {
                 guard mode.count >= 3, mode.count <= 4, let parsed = UInt32(mode, radix: 8), parsed <= 0o777 else {
-                    throw ConfigError(key: "socket.mode", "must be an octal string like \"0660\"")
+                    throw ConfigError(key: "socket.mode", modeForm)
                 }
                 socketMode = parsed
             }
-            socketGroup = try socket.string("group")
+            socketGroup = try socket.string("group", expected: "must be a string, a group name or gid")
             maxLineBytes = try socket.integer("maxLineBytes", range: 64...(1 << 30)) ?? maxLineBytes
             maxOutputBytes = try socket.integer("maxOutputBytes", range: 4096...(1 << 34)) ?? maxOutputBytes
             maxConnections = try socket.integer("maxConnections", range: 1...1_000_000) ?? maxConnections
@@ -187,10 +190,15 @@ public struct DaemonConfig: Sendable {
             try access.rejectUnknownKeys()
         }
         if var state = try top.section("state") {
-            stateDirectory = try state.string("directory").map { FileSystem.resolve($0, against: baseDirectory) }
-            if let policy = try state.string("fsync") {
+            stateDirectory = try state.string("directory", expected: "must be a string, a directory path").map {
+                FileSystem.resolve($0, against: baseDirectory)
+            }
+            let fsyncForm = "must be \"always\", \"batch\" or \"never\""
+            if let policy = try state.string("fsync", expected: fsyncForm) {
                 guard let parsed = FsyncPolicy(rawValue: policy) else {
-                    throw ConfigError(key: "state.fsync", "must be \"always\", \"batch\" or \"never\"")
+                    throw ConfigError(
+                        key: "state.fsync",
+                        fsyncForm + ConfigSuggestion.hint(for: policy, among: ["always", "batch", "never"]))
                 }
                 fsync = parsed
             }
@@ -249,8 +257,8 @@ public struct DaemonConfig: Sendable {
         plugin.startTimeout = try section.seconds("startTimeout", range: Self.effectTimeoutRange) ?? plugin.startTimeout
         plugin.maxLineBytes = try section.integer("maxLineBytes", range: 1024...(1 << 30)) ?? plugin.maxLineBytes
         plugin.maxQueued = try section.integer("maxQueued", range: 1...1_000_000) ?? plugin.maxQueued
-        plugin.user = try section.string("user")
-        plugin.group = try section.string("group")
+        plugin.user = try section.string("user", expected: "must be a string, a user name or uid")
+        plugin.group = try section.string("group", expected: "must be a string, a group name or gid")
         if let onError = section.value("onError") {
             guard case .object = onError else {
                 throw ConfigError(key: section.keyPath("onError"), "must be an event template (a JSON object)")

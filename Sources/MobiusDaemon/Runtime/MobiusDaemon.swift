@@ -32,18 +32,20 @@ public enum MobiusDaemon {
                 case .builtin(let name)?:
                     guard let make = BuiltinApps.all[name] else {
                         let known = BuiltinApps.all.keys.sorted().joined(separator: ", ")
-                        throw ConfigError(key: "update.builtin", "no built-in app \"\(name)\" (built in: \(known))")
+                        let hint = ConfigSuggestion.hint(for: name, among: BuiltinApps.all.keys)
+                        throw ConfigError(
+                            key: "update.builtin", "no built-in app \"\(name)\"\(hint) (built in: \(known))")
                     }
                     return make()
                 case .plugin(let name)?:
                     guard config.plugins.contains(where: { $0.name == name }) else {
-                        throw ConfigError(key: "update.plugin", "no plugin \"\(name)\" in \"plugins\"")
+                        let hint = ConfigSuggestion.hint(for: name, among: config.plugins.map(\.name))
+                        throw ConfigError(key: "update.plugin", "no plugin \"\(name)\" in \"plugins\"\(hint)")
                     }
                     return PluginApp.make(plugin: name, name: config.app, model: config.model)
                 case nil:
                     throw ConfigError(
-                        key: "update",
-                        "is required: {\"builtin\":\"counter\"}, {\"builtin\":\"store\"} or {\"plugin\":\"NAME\"}")
+                        key: "update", "is required: " + UpdateChoices.listed(plugins: config.plugins.map(\.name)))
                 }
             })
     }
@@ -80,7 +82,9 @@ public enum MobiusDaemon {
                 return 0
             }
         } catch {
-            printError("mobiusd: \(error)")
+            // Every problem in the config names the file, wherever it was found; a flag's problem names the flag.
+            let named = error.file == nil && !error.key.hasPrefix("-") ? options.configFile.map(error.in) : nil
+            printError("mobiusd: \(named ?? error)")
             return 1
         }
         // The log's writer thread must finish before the process exits, or the last lines (the reason for a
