@@ -4,8 +4,10 @@ import MobiusSystem
 /// Runs one command against the daemon: connect, write the request line, read the reply and any stream.
 struct ControlClient {
     let command: Command
-    let socketPath: String
+    let socket: SocketChoice
     let console: Console
+
+    var socketPath: String { socket.path }
 
     /// Runs the command and returns the exit status (see ``ExitStatus``).
     func run() -> Int32 {
@@ -16,6 +18,8 @@ struct ControlClient {
             if InterruptRequest.isPending { return ExitStatus.success }
             let hint = error.suggestsNoListener ? " — is mobiusd running?" : ""
             console.error("cannot connect to \(socketPath): \(Self.reason(error))\(hint)")
+            // Nobody there: say how the path was chosen, the usual cause being a daemon on another path.
+            if error.suggestsNoListener { console.error(socket.hint) }
             return ExitStatus.unreachable
         }
         defer { fd.close() }

@@ -26,8 +26,11 @@ struct Invocation: Equatable, Sendable {
     }
 
     var action: Action
-    /// The socket to connect to: `--socket`, else `MOBIUSD_SOCKET`, else the default app's default path.
-    var socketPath: String
+    /// The socket to connect to: `--socket`, else `MOBIUSD_SOCKET`, else the default app's default path; and
+    /// which of those it is.
+    var socket: SocketChoice
+    /// The path of ``socket``.
+    var socketPath: String { socket.path }
     var output: OutputMode
 
     /// Parses `arguments` (without the program name).
@@ -44,13 +47,13 @@ struct Invocation: Equatable, Sendable {
     {
         var scan = Scan(arguments: arguments)
         scan.run()
-        let socketPath = scan.socket ?? defaultSocketPath(environment: environment, userID: userID)
+        let socket = SocketChoice.choose(flag: scan.socket, environment: environment, userID: userID)
         if scan.wantsHelp {
-            return Invocation(action: .help(scan.commandName), socketPath: socketPath, output: scan.output)
+            return Invocation(action: .help(scan.commandName), socket: socket, output: scan.output)
         }
         if let problem = scan.problem { throw problem }
         if scan.wantsVersion {
-            return Invocation(action: .version, socketPath: socketPath, output: scan.output)
+            return Invocation(action: .version, socket: socket, output: scan.output)
         }
         guard let name = scan.commandName else {
             throw UsageError("no command given", command: nil)
@@ -63,17 +66,10 @@ struct Invocation: Equatable, Sendable {
             if let topic, !Command.names.contains(topic) {
                 throw UsageError("unknown command \"\(topic)\"", command: nil)
             }
-            return Invocation(action: .help(topic), socketPath: socketPath, output: scan.output)
+            return Invocation(action: .help(topic), socket: socket, output: scan.output)
         }
         let command = try Command(name: name, positionals: scan.positionals, options: scan.commandOptions)
-        return Invocation(action: .run(command), socketPath: socketPath, output: scan.output)
-    }
-
-    /// `$MOBIUSD_SOCKET`, else `$XDG_RUNTIME_DIR/mobiusd/counter.sock`, else `/tmp/mobiusd-<uid>/counter.sock`.
-    static func defaultSocketPath(environment: [String: String], userID: UInt32) -> String {
-        if let path = environment["MOBIUSD_SOCKET"], !path.isEmpty { return path }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return "\(runtime)/mobiusd/counter.sock" }
-        return "/tmp/mobiusd-\(userID)/counter.sock"
+        return Invocation(action: .run(command), socket: socket, output: scan.output)
     }
 
     /// One pass over the arguments that records the first problem instead of stopping, so `--help` still works.

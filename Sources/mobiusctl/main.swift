@@ -32,5 +32,5 @@ case .help(let name?):
     console.out(text)
     SystemProcess.exit(ExitStatus.success)
 case .run(let command):
-    SystemProcess.exit(ControlClient(command: command, socketPath: invocation.socketPath, console: console).run())
+    SystemProcess.exit(ControlClient(command: command, socket: invocation.socket, console: console).run())
 }

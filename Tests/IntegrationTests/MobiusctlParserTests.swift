@@ -23,7 +23,7 @@ import Testing
     ])
     func socketBeforeOrAfterTheCommand(arguments: [String]) throws {
         let invocation = try parse(arguments, environment: ["MOBIUSD_SOCKET": "/env.sock"])
-        #expect(invocation.socketPath == "/s")
+        #expect(invocation.socket == SocketChoice(path: "/s", origin: .flag))
         #expect(invocation.action == .run(.ping))
     }
 
@@ -36,6 +36,19 @@ import Testing
         #expect(try parse(["status"]).socketPath == "/tmp/mobiusd-1000/counter.sock")
         let empty = ["MOBIUSD_SOCKET": "", "XDG_RUNTIME_DIR": ""]
         #expect(try parse(["status"], environment: empty).socketPath == "/tmp/mobiusd-1000/counter.sock")
+        // Each origin is recorded, for the hint when nobody answers.
+        #expect(try parse(["status"], environment: both).socket.origin == .environment)
+        #expect(try parse(["status"], environment: ["XDG_RUNTIME_DIR": "/r"]).socket.origin == .runtimeDirectory)
+        #expect(try parse(["status"], environment: empty).socket.origin == .fallback)
+    }
+
+    @Test func missingSocketHintForTheTmpFallbackNamesXDGRuntimeDir() throws {
+        // The integration tests cannot own /tmp/mobiusd-UID (a real daemon of this user may listen there).
+        let hint = try parse(["status"]).socket.hint
+        #expect(
+            hint
+                == "hint: the path is the counter's default when XDG_RUNTIME_DIR is unset; for another app or a "
+                + "daemon that has XDG_RUNTIME_DIR set, give --socket PATH or set MOBIUSD_SOCKET")
     }
 
     @Test func outputModeFromFlagsLastOneWins() throws {

@@ -40,10 +40,35 @@ struct MobiusctlSocketTests {
         #expect(
             run.stderr
                 == "mobiusctl: cannot connect to \(sandbox.socketPath): No such file or directory — is mobiusd running?\n"
+                + "mobiusctl: hint: the path was given with --socket\n"
         )
         let fallback = try sandbox.ctl(["status"])
         let expected = sandbox.environment["XDG_RUNTIME_DIR"]! + "/mobiusd/counter.sock"
         #expect(fallback.stderr.contains("cannot connect to \(expected): No such file or directory"), "\(fallback)")
+    }
+
+    @Test func missingSocketHintSaysHowThePathWasChosen() throws {
+        let sandbox = CtlSandbox()
+        let fromEnvironment = try sandbox.ctl(["ping"], environment: ["MOBIUSD_SOCKET": sandbox.socketPath])
+        #expect(fromEnvironment.exit == .exited(3))
+        #expect(
+            fromEnvironment.stderr.hasSuffix(
+                "\nmobiusctl: hint: the path comes from MOBIUSD_SOCKET; --socket PATH overrides it\n"),
+            "\(fromEnvironment)")
+        let fromDefault = try sandbox.ctl(["ping"])
+        #expect(fromDefault.exit == .exited(3))
+        let lines = fromDefault.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "one line of error, one of hint: \(fromDefault)")
+        #expect(
+            lines.last?.hasPrefix("mobiusctl: hint: the path is the counter's default under $XDG_RUNTIME_DIR") == true,
+            "\(fromDefault)")
+        // A refused connection (a stale socket file) gets the hint too; an overlong path, which no daemon can
+        // listen on, does not.
+        try sandbox.makeStaleSocket(at: sandbox.socketPath)
+        let stale = try sandbox.ctlAtSocket("ping")
+        #expect(stale.stderr.hasSuffix("mobiusctl: hint: the path was given with --socket\n"), "\(stale)")
+        let overlong = try sandbox.ctl(["ping", "--socket", "/tmp/" + String(repeating: "x", count: 120)])
+        #expect(!overlong.stderr.contains("hint"), "\(overlong)")
     }
 
     @Test func staleSocketIsConnectionRefused() throws {
@@ -53,7 +78,8 @@ struct MobiusctlSocketTests {
         #expect(run.exit == .exited(3))
         #expect(
             run.stderr
-                == "mobiusctl: cannot connect to \(sandbox.socketPath): Connection refused — is mobiusd running?\n")
+                == "mobiusctl: cannot connect to \(sandbox.socketPath): Connection refused — is mobiusd running?\n"
+                + "mobiusctl: hint: the path was given with --socket\n")
     }
 
     @Test func overlongSocketPathIsExplained() throws {
