@@ -60,6 +60,14 @@ let package = Package(
         .executableTarget(
             name: "power-policy", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
             path: "Examples/PowerPolicy/Sources/power-policy"),
+        // The plugin benchmark through the daemon (make bench): an app that relays events to effects, and a plugin on
+        // MobiusPlugin that answers them.
+        .executableTarget(
+            name: "mobiusd-bench-relay", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
+            path: "Benchmarks/PluginDaemonBench/Relay"),
+        .executableTarget(
+            name: "mobiusd-bench-plugin", dependencies: ["MobiusJSON", "MobiusPlugin"],
+            path: "Benchmarks/PluginDaemonBench/Plugin"),
         .testTarget(name: "MobiusJSONTests", dependencies: ["MobiusJSON"]),
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
