@@ -74,7 +74,7 @@ BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # Swift example plugins built as products, installed into PLUGINDIR.
 EXAMPLE_PLUGIN_PRODUCTS ?=
 # Plugins an embedded app looks for beside the daemon (the counter's mobiusd-beep), installed into BINDIR.
-BUNDLED_PLUGIN_PRODUCTS ?=
+BUNDLED_PLUGIN_PRODUCTS ?= mobiusd-beep
 UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket
 USER_UNITS := mobiusd@.service mobiusd@.socket
 DOCS := README.md $(wildcard docs/*.md)
