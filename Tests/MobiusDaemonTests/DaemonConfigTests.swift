@@ -64,6 +64,22 @@ struct DaemonConfigTests {
                 "plugins.p.exec: must be a non-empty array of strings (program, args…)"
             ),
             (#"{"plugins":{"p":{"exec":["x"],"colour":1}}}"#, "plugins.p.colour: unknown key"),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"startTimeout":1e300}}}"#,
+                "plugins.p.startTimeout: must be a number of seconds from 0.001 to 86400"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"maxQueued":-1}}}"#,
+                "plugins.p.maxQueued: must be an integer from 1 to 1000000"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"maxLineBytes":0.5}}}"#,
+                "plugins.p.maxLineBytes: must be an integer from 1024 to 1073741824"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"env":{"MOBIUSD_APP":"x"}}}}"#,
+                "plugins.p.env.MOBIUSD_APP: MOBIUSD_ variables are set by the daemon itself"
+            ),
             (#"{"dbus":[{"bus":"session"}]}"#, "dbus[0].type: is required: the event type to produce"),
             (
                 #"{"dbus":[{"bus":"session","type":"t","match":{"membr":"x"}}]}"#,
