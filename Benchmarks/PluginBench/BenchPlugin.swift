@@ -56,7 +56,9 @@ final class BenchPlugin {
                 ? #""update","params":{"model":\#(modelText),"event":\#(events)}"#
                 : #""updateBatch","params":{"model":\#(modelText),"events":[\#(events)]}"#
             try send(#"{"jsonrpc":"2.0","id":\#(id),"method":\#(params)}"#)
-            guard let reply = try read(), let result = reply["result"] else { throw BenchError("update failed") }
+            var reply = try read()
+            while let message = reply, message["id"] == .none { reply = try read() }  // the plugin's own events
+            guard let result = reply?["result"] else { throw BenchError("update failed: \(String(describing: reply))") }
             if let next = result["model"] { model = next }
             done += size
         }

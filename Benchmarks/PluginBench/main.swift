@@ -30,43 +30,51 @@ func report(_ what: String, count: Int, start: UInt64) {
     try? FileDescriptor.standardOutput.writeAll(Array(line.utf8))
 }
 
-switch mode {
-case "echo":
-    // The child of `pipe`: echoes every line back.
-    var reader = BenchLines(FileDescriptor(rawValue: 0))
-    while let line = reader.next() { try? FileDescriptor.standardOutput.writeAll(line + [0x0A]) }
-case "pipe":
-    let count = numbers.first ?? 100_000
-    let me = CommandLine.arguments[0]
-    let child = try PipedProcess.spawn(program: me, arguments: [me, "echo"], environment: [])
-    var reader = BenchLines(child.output)
-    let line = Array(#"{"jsonrpc":"2.0","id":1,"result":{}}"#.utf8) + [0x0A]
-    let start = SystemProcess.monotonicNanoseconds()
-    for _ in 0..<count {
-        try child.input.writeAll(line)
-        guard reader.next() != nil else { fail("echo child ended") }
-    }
-    report("pipe round trips (one process pair, \(line.count)-byte lines)", count: count, start: start)
-    child.input.close()
-case "effects", "updates":
-    guard !plugin.isEmpty else { fail("give the plugin's command after --") }
-    let count = numbers.first ?? 100_000
-    let driver = try BenchPlugin(plugin)
-    let name = plugin.last ?? ""
-    if mode == "effects" {
-        let window = max(1, numbers.count > 1 ? numbers[1] : 64)
+do {
+    try run()
+} catch {
+    fail("\(error)")
+}
+
+func run() throws {
+    switch mode {
+    case "echo":
+        // The child of `pipe`: echoes every line back.
+        var reader = BenchLines(FileDescriptor(rawValue: 0))
+        while let line = reader.next() { try? FileDescriptor.standardOutput.writeAll(line + [0x0A]) }
+    case "pipe":
+        let count = numbers.first ?? 100_000
+        let me = CommandLine.arguments[0]
+        let child = try PipedProcess.spawn(program: me, arguments: [me, "echo"], environment: [])
+        var reader = BenchLines(child.output)
+        let line = Array(#"{"jsonrpc":"2.0","id":1,"result":{}}"#.utf8) + [0x0A]
         let start = SystemProcess.monotonicNanoseconds()
-        try driver.effects(count: count, window: window)
-        report("effects, \(window) in flight (\(name))", count: count, start: start)
-    } else {
-        let batch = max(1, numbers.count > 1 ? numbers[1] : 1)
-        let start = SystemProcess.monotonicNanoseconds()
-        try driver.updates(count: count, batch: batch)
-        report(
-            "update events, \(batch == 1 ? "one at a time" : "batches of \(batch)") (\(name))", count: count,
-            start: start)
+        for _ in 0..<count {
+            try child.input.writeAll(line)
+            guard reader.next() != nil else { fail("echo child ended") }
+        }
+        report("pipe round trips (one process pair, \(line.count)-byte lines)", count: count, start: start)
+        child.input.close()
+    case "effects", "updates":
+        guard !plugin.isEmpty else { fail("give the plugin's command after --") }
+        let count = numbers.first ?? 100_000
+        let driver = try BenchPlugin(plugin)
+        let name = plugin.last ?? ""
+        if mode == "effects" {
+            let window = max(1, numbers.count > 1 ? numbers[1] : 64)
+            let start = SystemProcess.monotonicNanoseconds()
+            try driver.effects(count: count, window: window)
+            report("effects, \(window) in flight (\(name))", count: count, start: start)
+        } else {
+            let batch = max(1, numbers.count > 1 ? numbers[1] : 1)
+            let start = SystemProcess.monotonicNanoseconds()
+            try driver.updates(count: count, batch: batch)
+            report(
+                "update events, \(batch == 1 ? "one at a time" : "batches of \(batch)") (\(name))", count: count,
+                start: start)
+        }
+        driver.close()
+    default:
+        fail("usage: mobiusd-plugin-bench pipe [N] | effects [N] [W] -- PLUGIN... | updates [N] [B] -- PLUGIN...")
     }
-    driver.close()
-default:
-    fail("usage: mobiusd-plugin-bench pipe [N] | effects [N] [W] -- PLUGIN... | updates [N] [B] -- PLUGIN...")
 }
