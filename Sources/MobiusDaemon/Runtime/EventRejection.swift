@@ -1,3 +1,5 @@
+import MobiusJSON
+
 /// Thrown by an app's update to reject an event: the sender gets `InvalidEvent` with `message`, the model is
 /// unchanged, and the event gets no seq.
 public struct EventRejection: Error, CustomStringConvertible, Sendable {
@@ -14,7 +16,10 @@ public struct EventRejection: Error, CustomStringConvertible, Sendable {
 
     /// The message for any error an update threw, capped so a reply stays small whatever the app put in it.
     static func message(for error: any Error) -> String {
-        let text = (error as? EventRejection)?.message ?? "\(error)"
+        // A decoding error names the field and the JSON expected, not the Swift types behind them.
+        let text =
+            (error as? EventRejection)?.message ?? (error as? DecodingError).map(JSONDecodingMessage.message)
+            ?? "\(error)"
         return text.utf8.count <= maxMessageBytes
             ? text : String(decoding: text.utf8.prefix(maxMessageBytes), as: UTF8.self) + "…"
     }

@@ -78,13 +78,19 @@ final class ValueEncoder: Encoder {
     }
 
     static func box(_ value: Float, path: [any CodingKey]) throws -> JSONValue {
-        guard value.isFinite, let number = JSONNumber(literal: value.description) else {
+        guard value.isFinite, let number = JSONNumber(literal: Self.floatText(value)) else {
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
                     codingPath: path, debugDescription: "Unable to encode Float.\(value) directly in JSON."))
         }
         return .number(number)
+    }
+
+    /// A `Float`'s own shortest text without a trailing `.0`, as Foundation's `JSONEncoder` writes it.
+    static func floatText(_ value: Float) -> String {
+        let text = value.description
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 
     static func box(_ value: some FixedWidthInteger) -> JSONValue {

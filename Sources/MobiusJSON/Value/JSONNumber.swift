@@ -114,10 +114,12 @@ public struct JSONNumber: Sendable {
         }
     }
 
-    /// Swift's shortest round-trip text for a finite `Double`, valid as a JSON number.
+    /// Swift's shortest round-trip text for a finite `Double` without a trailing `.0`, as Foundation's
+    /// `JSONEncoder` writes it: `21`, `-0`, `0.1`, `1e+16`, `1000000000000000`.
     static func shortestText(_ value: Double) -> String {
-        // Swift writes "1e+100", "5e-324", "1.0", "-0.0": all of them valid JSON numbers.
-        value.description
+        // Swift writes "1e+100", "5e-324", "21.0", "-0.0": all valid JSON numbers; Foundation drops the ".0".
+        let text = value.description
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 
     /// The exact decimal value, for equality and hashing.
