@@ -116,6 +116,18 @@ struct DaemonConfigCLITests {
         #expect(run.stderr.hasPrefix("mobiusd: \(path): \(message)"), "\(config): \(run.stderr)")
     }
 
+    @Test func anOverlongSocketFromTheFlagIsNotBlamedOnTheFile() throws {
+        let scratch = DaemonScratch()
+        let path = scratch.write("good.json", #"{"update":{"builtin":"counter"}}"#)
+        let long = "/tmp/" + String(repeating: "x", count: 120)
+        let run = try DaemonToolRun.mobiusd(["--check", "--config", path, "--socket", long])
+        #expect(run.exit == .exited(1))
+        #expect(run.stderr.hasPrefix("mobiusd: socket.path: is longer than"), "\(run.stderr)")
+        let inFile = scratch.write("long.json", #"{"update":{"builtin":"counter"},"socket":{"path":"\#(long)"}}"#)
+        let fromFile = try DaemonToolRun.mobiusd(["--check", "--config", inFile])
+        #expect(fromFile.stderr.hasPrefix("mobiusd: \(inFile): socket.path: is longer than"), "\(fromFile.stderr)")
+    }
+
     @Test func missingPluginExecutableFailsCheckNamingTheKey() throws {
         let scratch = DaemonScratch()
         let path = scratch.write(

@@ -82,8 +82,10 @@ public enum MobiusDaemon {
                 return 0
             }
         } catch {
-            // Every problem in the config names the file, wherever it was found; a flag's problem names the flag.
-            let named = error.file == nil && !error.key.hasPrefix("-") ? options.configFile.map(error.in) : nil
+            // Every problem in the config names the file, wherever it was found; a flag's problem names the flag,
+            // and a socket path given with --socket is not the file's.
+            let fromFlag = error.key.hasPrefix("-") || (error.key == "socket.path" && options.socketPath != nil)
+            let named = error.file == nil && !fromFlag ? options.configFile.map(error.in) : nil
             printError("mobiusd: \(named ?? error)")
             return 1
         }
