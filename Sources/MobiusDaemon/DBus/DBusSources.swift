@@ -106,6 +106,22 @@ final class DBusSources {
         }
     }
 
+    /// Stops the worker of `bus` (if any) and, when `sources` is not empty, starts a new one for them (reload).
+    func replaceWorker(bus: String, sources: [DaemonConfig.DBusSource]) {
+        if let index = workers.firstIndex(where: { $0.bus == bus }) {
+            workers.remove(at: index).stop()
+        }
+        guard !sources.isEmpty else { return }
+        do {
+            let worker = try makeWorker(bus: bus, sources: sources)
+            attach?(worker)
+            try worker.start()
+            workers.append(worker)
+        } catch {
+            log.error("D-Bus \(bus): cannot start its thread: \(error)")
+        }
+    }
+
     /// `status` member `dbus`: each source by name.
     var status: JSONValue {
         var object = JSONObject()

@@ -68,7 +68,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             waker.post { loopRef.value.inboxHasItems() }
         }
         dbus.holdReadiness(readiness)
-        reloads.register("dbus", DBusSources.reloadSummary)
+        reloads.register("dbus") { [unowned dbus] change in dbus.reload(change) }
         _ = try reactor.register(signals.fd, for: .readable, handler: signalHandler)
         wire(app: app)
     }
