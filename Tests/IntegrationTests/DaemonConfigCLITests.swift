@@ -107,6 +107,14 @@ struct DaemonConfigCLITests {
         ),
         (#"{"app":"x"}"#, #"update: is required: {"builtin":"counter"}, {"builtin":"store"} or {"plugin":"NAME"}"#),
         (#"{"update":{"builtin":"counter"},"access":{"write":["no-such-user-xyz"]}}"#, "access.write[0]: no such"),
+        (
+            #"{"update":{"builtin":"counter"},"access":{"write":["roott"]}}"#,
+            #"access.write[0]: no such user "roott" (did you mean "root"?)"#
+        ),
+        (
+            #"{"update":{"builtin":"counter"},"access":{"read":["@roott"]}}"#,
+            #"access.read[0]: no such group "@roott" (did you mean "@root"?)"#
+        ),
     ])
     func everyConfigErrorNamesTheFileAndSaysWhatToWrite(config: String, message: String) throws {
         let scratch = DaemonScratch()

@@ -37,7 +37,9 @@ struct PluginSpec: Sendable {
         var account: UserAccount?
         if let user = plugin.user {
             guard let found = UserAccount.lookUp(user) else {
-                throw ConfigError(key: "\(key).user", "no such user \"\(user)\"")
+                throw ConfigError(
+                    key: "\(key).user",
+                    "no such user \"\(user)\"\(ConfigSuggestion.hint(for: user, among: UserDatabase.allUserNames()))")
             }
             if ownUID != 0 && found.uid != ownUID {
                 throw ConfigError(
@@ -49,7 +51,10 @@ struct PluginSpec: Sendable {
         var groupID: UInt32?
         if let group = plugin.group {
             guard let gid = UInt32(group) ?? UserDatabase.groupID(named: group) else {
-                throw ConfigError(key: "\(key).group", "no such group \"\(group)\"")
+                throw ConfigError(
+                    key: "\(key).group",
+                    "no such group \"\(group)\"\(ConfigSuggestion.hint(for: group, among: UserDatabase.allGroupNames()))"
+                )
             }
             if ownUID != 0 && gid != SystemProcess.groupID {
                 throw ConfigError(

@@ -54,7 +54,10 @@ struct DaemonSetup<Model, Event, Effect> {
         }
         if let group = config.socketGroup {
             guard let gid = UInt32(group) ?? UserDatabase.groupID(named: group) else {
-                throw ConfigError(key: "socket.group", "no such group \"\(group)\"")
+                throw ConfigError(
+                    key: "socket.group",
+                    "no such group \"\(group)\"\(ConfigSuggestion.hint(for: group, among: UserDatabase.allGroupNames()))"
+                )
             }
             socketGroup = gid
         } else {
@@ -80,7 +83,12 @@ struct DaemonSetup<Model, Event, Effect> {
         for (index, entry) in entries.enumerated() {
             guard let rule = AccessPolicy.rule(entry) else {
                 let what = entry.hasPrefix("@") ? "group" : "user"
-                throw ConfigError(key: "\(key)[\(index)]", "no such \(what) \"\(entry)\"")
+                let known =
+                    entry.hasPrefix("@")
+                    ? UserDatabase.allGroupNames().map { "@\($0)" } : UserDatabase.allUserNames()
+                throw ConfigError(
+                    key: "\(key)[\(index)]",
+                    "no such \(what) \"\(entry)\"\(ConfigSuggestion.hint(for: entry, among: known))")
             }
             rules.append(rule)
         }
