@@ -33,7 +33,8 @@ enum LabelledEffect: Equatable, CustomStringConvertible {
 private func runEffects<Effect>(
     _ effects: [Effect],
     through router: EffectRouter<Effect, String>,
-    expectEvents count: Int = 0
+    expectEvents count: Int = 0,
+    thenWait settled: () -> Void = {}
 ) -> [String] {
     let events = Recorder<String>()
     let loop = Mobius.loop(
@@ -46,6 +47,8 @@ private func runEffects<Effect>(
     .start(from: 0, effects: effects)
     defer { loop.dispose() }
     events.wait(forCount: count)
+    // Before the loop is disposed: disposing cancels effects still queued for their target queue.
+    settled()
     return events.values
 }
 
@@ -248,11 +251,13 @@ struct EffectRouterTests {
             .routeCase(MediaEffect.show).on(queue: queue).to(target.contramap { (_: String) in () })
 
         let (events, reports) = recordingMisuse {
-            runEffects([.stop, .pause, .load(id: 1), .show("x")], through: router, expectEvents: 2)
+            runEffects([.stop, .pause, .load(id: 1), .show("x")], through: router, expectEvents: 2) {
+                _ = ranOn.wait(forCount: 4)
+            }
         }
 
         #expect(reports.isEmpty, "\(reports)")
-        #expect(ranOn.wait(forCount: 4))
+        #expect(ranOn.values.count == 4, "\(ranOn.values)")
         #expect(
             Set(ranOn.values)
                 == ["fire-and-forget on effects", "toEvent on effects", "handler on effects", "connectable on effects"])
