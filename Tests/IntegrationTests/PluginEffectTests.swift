@@ -127,4 +127,18 @@ struct PluginEffectTests {
         #expect(try client.request("status")["queues"]?["dropped"] == [:], "backpressure, not drops")
         try daemon.terminate()
     }
+
+    @Test func effectsPastTheHostQueueFailAtOnceInsteadOfPilingUp() throws {
+        let worker = PluginFixtures.behave(
+            options: [:], ["concurrency": 1, "maxQueued": 2, "timeout": 60, "onError": ["type": "effectFailed"]])
+        let (daemon, client) = try start(worker: worker)
+        for _ in 0..<5 { #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "hang"])).isAck) }
+        try DaemonTraffic.eventually("one in flight, two queued, two refused with Unavailable") {
+            try seen(client).filter { $0["error"]?["code"] == "Unavailable" }.count == 2
+        }
+        let entry = try client.request("status")["plugins"]?["worker"]
+        #expect(entry?["inFlight"] == 1 && entry?["queued"] == 2, "\(String(describing: entry))")
+        #expect(daemon.isRunning)
+        try daemon.terminate()
+    }
 }
