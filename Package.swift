@@ -89,7 +89,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
-                "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy",
+                "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy", "todo-daemon",
             ]),
         // Plugins: the Swift SDK, the plugins written with it, and the SDK's tests with their fixture plugin.
         .target(name: "MobiusPlugin", dependencies: ["MobiusJSON", "MobiusSystem"]),

@@ -1,4 +1,4 @@
-/// `mobiusd`'s command line (PROTOCOL.md section 6).
+/// The command line of `mobiusd` and of every program built on the kit (PROTOCOL.md section 6).
 public struct DaemonOptions: Sendable, Equatable {
     /// The config file, from `--config FILE` (or `-c`); `nil` means no file, so the built-in defaults apply.
     public var configFile: String?
@@ -46,7 +46,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--check": check = true
             case "--version": showVersion = true
             case "--help", "-h": showHelp = true
-            default: throw ConfigError(key: argument, "unknown option; see mobiusd --help")
+            default: throw ConfigError(key: argument, "unknown option")
             }
             if inlineValue != nil && ["--ephemeral", "--check", "--version", "--help"].contains(flag) {
                 throw ConfigError(key: flag, "takes no value")
@@ -56,26 +56,4 @@ public struct DaemonOptions: Sendable, Equatable {
             throw ConfigError(key: "--log-level", "must be one of error, warning, notice, info, debug")
         }
     }
-
-    /// `mobiusd --help`.
-    public static let usage = """
-        Usage: mobiusd [--config FILE] [options]
-
-        Runs a Mobius loop as a service: events arrive as JSON lines on a Unix socket, a pure update
-        function turns them into a new model and effects, and subscribers see every model change.
-        With no --config it runs the embedded counter app.
-
-        Options:
-          --config FILE      run the app FILE describes (JSON; see docs/configuration.md)
-          --socket PATH      listen on PATH instead of the configured or default socket
-          --state-dir DIR    keep state in DIR
-          --ephemeral        keep nothing on disk
-          --log-level LEVEL  error, warning, notice, info (default) or debug
-          --check            validate the configuration (and that plugin executables exist), then exit 0 or 1
-          --version          print the version and exit
-          --help             print this help and exit
-
-        Talk to it:  echo '{"type":"increment"}' | socat - UNIX-CONNECT:SOCKET
-                     mobiusctl watch
-        """
 }

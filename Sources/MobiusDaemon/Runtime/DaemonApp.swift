@@ -16,8 +16,19 @@ public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
     public private(set) var name: String
     /// The model a fresh daemon starts from.
     public private(set) var initialModel: Model
-    /// An event to show in the start-up banner's ready-to-paste socat line.
-    public var exampleEvent: JSONValue = ["type": "…"]
+    /// An event in its JSON form, for the socat line of `--help` and of the start-up banner (ready to paste);
+    /// `nil` (the default) shows the placeholder `EVENT`.
+    public var exampleEvent: JSONValue?
+    /// The program's name in `--help`, `--version`, error messages, `--check` and the start-up banner; `nil` (the
+    /// default) takes the file name the program was started as (the last component of `argv[0]`). A name that is
+    /// empty, longer than 255 bytes or has control characters is not used.
+    public var programName: String?
+    /// What the program does, a sentence or two that `--help` prints under the usage line (before a paragraph
+    /// on the socket protocol that every app shares); `nil` (the default) says it runs the app `name`.
+    public var summary: String?
+    /// The app's version: `--version` and the start-up banner show it with the daemon kit's, as in
+    /// `todo-daemon 1.2.0 (mobiusd kit 0.1.0)`; `nil` (the default) shows the kit's alone.
+    public var version: String?
     /// The update: a `Next`, or a thrown error that rejects the event (`InvalidEvent` to its sender, model
     /// unchanged, no seq). An `EventRejection` gives the message; any other error's description does.
     let update: (Model, Event) throws -> Next<Model, Effect>

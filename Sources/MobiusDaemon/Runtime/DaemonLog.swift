@@ -45,15 +45,19 @@ final class DaemonLog: Sendable {
     ///   - destination: where lines go (stderr; tests use a pipe).
     ///   - limits: the queue bound and the rate limit of `limited`.
     ///   - style: how records are written; by default from `JOURNAL_STREAM` and the journal socket (`style(for:)`).
+    ///   - identifier: the journal's `SYSLOG_IDENTIFIER`: the program's name.
     init(
         threshold: Level = .info, destination: FileDescriptor = .standardError, limits: LogWriter.Limits = .init(),
-        style: Style? = nil
+        style: Style? = nil, identifier: String = "mobiusd"
     ) {
         self.threshold = threshold
         let style = style ?? Self.style(for: destination)
         self.style = style
         let record: (@Sendable (Level, String, LogFields?) -> [String])? =
-            style == .journal ? DaemonLog.journalRecord : nil
+            style == .journal
+            ? { @Sendable level, message, fields in
+                DaemonLog.journalRecord(level, message, fields, identifier: identifier)
+            } : nil
         self.writer = LogWriter(destination: destination, limits: limits, journalRecord: record) { level, message in
             DaemonLog.format(level, message, journal: style != .plain)
         }
@@ -95,9 +99,12 @@ final class DaemonLog: Sendable {
         writer.flush(timeoutNanoseconds: timeoutNanoseconds)
     }
 
-    /// One journal record: the message, its priority, `SYSLOG_IDENTIFIER=mobiusd` and the structured fields.
-    static func journalRecord(_ level: Level, _ message: String, _ fields: LogFields?) -> [String] {
-        ["MESSAGE=\(message)", "PRIORITY=\(level.rawValue)", "SYSLOG_IDENTIFIER=mobiusd"]
+    /// One journal record: the message, its priority, `SYSLOG_IDENTIFIER` (the program's name) and the structured
+    /// fields.
+    static func journalRecord(
+        _ level: Level, _ message: String, _ fields: LogFields?, identifier: String = "mobiusd"
+    ) -> [String] {
+        ["MESSAGE=\(message)", "PRIORITY=\(level.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
             + (fields?.journalFields ?? [])
     }
 

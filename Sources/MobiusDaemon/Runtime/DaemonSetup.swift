@@ -136,7 +136,9 @@ struct DaemonSetup<Model, Event, Effect> {
     static var reactorStackSize: Int { 16 << 20 }
 
     /// Binds the socket and runs the reactor thread until SIGTERM/SIGINT has been handled.
-    func serve(log: DaemonLog) throws {
+    ///
+    /// - Parameter identity: the program, for the banner.
+    func serve(log: DaemonLog, identity: ProgramIdentity) throws {
         SystemProcess.ignoreBrokenPipe()
         // Signals are blocked before any thread starts, so only the signalfd sees them.
         let signals = try SignalFD([.terminate, .interrupt, .hangUp])
@@ -178,7 +180,7 @@ struct DaemonSetup<Model, Event, Effect> {
                 defer { journal.close() }
                 runtime.sampleResidentSize()
                 runtime.reloader = ConfigReloader(setup: setup, runtime: runtime)
-                setup.banner(listeningOn: listeningOn)
+                setup.banner(listeningOn: listeningOn, identity: identity)
                 try runtime.run()
                 if let problem = runtime.startProblem { throw DaemonStartError(description: problem) }
             }
@@ -208,11 +210,13 @@ struct DaemonSetup<Model, Event, Effect> {
         }
     }
 
-    private func banner(listeningOn path: String) {
-        let example = String(decoding: app.exampleEvent.encoded(), as: UTF8.self)
+    /// The start-up lines on stdout: the program and its version, the app and its socket, and how to talk to it
+    /// with the running app's example event.
+    private func banner(listeningOn path: String, identity: ProgramIdentity) {
+        let example = app.exampleEvent.map { String(decoding: $0.encoded(), as: UTF8.self) } ?? "EVENT"
         MobiusDaemon.printOut(
             """
-            mobiusd \(MobiusDaemon.version): app "\(app.name)" listening on \(path)
+            \(identity.versionLine): app "\(app.name)" listening on \(path)
               send:  echo '\(example)' | socat - UNIX-CONNECT:\(path)
               watch: mobiusctl --socket \(path) watch
 

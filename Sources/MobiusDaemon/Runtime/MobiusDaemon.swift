@@ -9,12 +9,15 @@ public enum MobiusDaemon {
 
     /// Runs a typed Swift (or JSON) app as the daemon and exits with its status.
     ///
-    /// The app brings its own update: a config file given with `--config` may not have an `update` key.
+    /// The program is the app's own: `--help`, `--version`, error messages and the start-up banner use its
+    /// `programName` (else the name it was started as), `summary`, `version` and `exampleEvent`. The app brings its
+    /// own update: a config file given with `--config` may not have an `update` key.
     public static func main<Model, Event, Effect>(
         app: DaemonApp<Model, Event, Effect>, arguments: [String] = Array(CommandLine.arguments.dropFirst())
     ) -> Never {
+        let identity = ProgramIdentity(app: app, argv0: CommandLine.arguments.first)
         SystemProcess.exit(
-            run(arguments: arguments) { config throws(ConfigError) in
+            run(arguments: arguments, identity: identity) { config throws(ConfigError) in
                 if config.update != nil {
                     throw ConfigError(key: "update", "this app brings its own update function; remove the key")
                 }
@@ -25,7 +28,7 @@ public enum MobiusDaemon {
     /// The `mobiusd` executable: runs the built-in app the config names (the counter without a config).
     public static func mainWithBuiltinApps(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
         SystemProcess.exit(
-            run(arguments: arguments) { config throws(ConfigError) in
+            run(arguments: arguments, identity: .mobiusd) { config throws(ConfigError) in
                 switch config.update {
                 case nil where config.file == nil, .builtin(BuiltinApps.defaultName)?:
                     return BuiltinApps.all[BuiltinApps.defaultName]!()
@@ -51,25 +54,30 @@ public enum MobiusDaemon {
     }
 
     /// Parses the command line and config, picks the app, and serves. Returns the exit status.
+    ///
+    /// - Parameter identity: the program's name and help, for what it prints.
     static func run<Model, Event, Effect>(
-        arguments: [String], app chooseApp: (DaemonConfig) throws(ConfigError) -> DaemonApp<Model, Event, Effect>
+        arguments: [String], identity: ProgramIdentity,
+        app chooseApp: (DaemonConfig) throws(ConfigError) -> DaemonApp<Model, Event, Effect>
     ) -> Int32 {
+        let program = identity.name
         let options: DaemonOptions
         do {
             options = try DaemonOptions(arguments: arguments)
         } catch {
-            printError("mobiusd: \(error)")
+            printError("\(program): \(error); see \(program) --help")
             return 2
         }
         if options.showHelp {
-            printOut(DaemonOptions.usage + "\n")
+            printOut(identity.usage + "\n")
             return 0
         }
         if options.showVersion {
-            printOut("mobiusd \(version)\n")
+            printOut(identity.versionLine + "\n")
             return 0
         }
-        let log = DaemonLog(threshold: options.logLevel.flatMap(DaemonLog.Level.init(name:)) ?? .info)
+        let log = DaemonLog(
+            threshold: options.logLevel.flatMap(DaemonLog.Level.init(name:)) ?? .info, identifier: program)
         let setup: DaemonSetup<Model, Event, Effect>
         do {
             let config =
@@ -78,7 +86,7 @@ public enum MobiusDaemon {
             setup = try DaemonSetup(config: config, options: options, app: chooseApp(config))
             if options.check {
                 try setup.check()
-                printOut("mobiusd: configuration OK (app \"\(setup.app.name)\", socket \(setup.socketPath))\n")
+                printOut("\(program): configuration OK (app \"\(setup.app.name)\", socket \(setup.socketPath))\n")
                 return 0
             }
         } catch {
@@ -86,7 +94,7 @@ public enum MobiusDaemon {
             // and a socket path given with --socket is not the file's.
             let fromFlag = error.key.hasPrefix("-") || (error.key == "socket.path" && options.socketPath != nil)
             let named = error.file == nil && !fromFlag ? options.configFile.map(error.in) : nil
-            printError("mobiusd: \(named ?? error)")
+            printError("\(program): \(named ?? error)")
             return 1
         }
         // The log's writer thread must finish before the process exits, or the last lines (the reason for a
@@ -97,7 +105,7 @@ public enum MobiusDaemon {
             log.flush()
         }
         do {
-            try setup.serve(log: log)
+            try setup.serve(log: log, identity: identity)
             return 0
         } catch {
             log.error("\(error)")

@@ -2,6 +2,9 @@ import MobiusCore
 import MobiusDaemon
 import MobiusJSON
 
+/// The to-do example's version, which `todo-daemon --version` shows beside the daemon kit's.
+public let todoVersion = "1.0.0"
+
 /// The to-do list as a typed daemon app: the same socket protocol and config as any mobiusd app.
 ///
 /// - Parameter announce: where announcements go (the daemon's stderr log by default).
@@ -12,6 +15,12 @@ public func todoDaemonApp(
         .routeCase(TodoEffect.announce).to { text in announce(text) }
     var app = DaemonApp(
         name: "todo", model: TodoModel(), update: todoUpdate, initiate: todoInitiate, effects: effects)
+    // Its own program: `todo-daemon --help` and `--version` describe the to-do list, not mobiusd's counter.
+    app.summary = """
+        Keeps a to-do list. Events: {"add":{"title":"…"}}, {"complete":{"id":N}}, {"remove":{"id":N}},
+        {"clearCompleted":{}}; the model is {"items":[{"id":N,"title":"…","done":false}],"nextID":N}.
+        """
+    app.version = todoVersion
     app.exampleEvent = ["add": ["title": "buy milk"]]
     return app
 }
