@@ -36,6 +36,7 @@ build: deps
 test: build
 	$(SWIFT) test $(BUILD_FLAGS)
 	Plugins/test.sh
+	SWIFT=$(SWIFT) Tests/newuser/run.sh
 	$(MAKE) lint
 
 lint:

@@ -1,0 +1,144 @@
+import Foundation
+import MobiusJSON
+import Testing
+
+@testable import MobiusDaemon
+
+/// The two tables of docs/apps.md, "Swift types as JSON", against what a typed app's codec really does: each row's
+/// Swift value encoded by the daemon's codec gives the row's JSON byte for byte (and the same value as Foundation's
+/// JSONEncoder), decodes back to the value, and has the row's routing key; each rejected event gets the row's
+/// message. Every row needs an entry here and every entry a row, so the page and the code cannot drift apart.
+@Suite("docs/apps.md: Swift enums as JSON")
+struct AppsDocShapeTests {
+    enum Reset: Codable, Equatable { case reset }
+    enum Unlabelled: Codable, Equatable { case setTarget(Double) }
+    enum Labelled: Codable, Equatable { case setTarget(value: Double) }
+    enum Move: Codable, Equatable { case move(Int, Int) }
+    enum Rename: Codable, Equatable { case rename(from: String, to: String) }
+    enum Note: Codable, Equatable { case note(String?) }
+    struct Item: Codable, Equatable { var title: String }
+    enum Add: Codable, Equatable { case add(Item) }
+    enum Mode: String, Codable, Equatable { case eco }
+    enum SetMode: Codable, Equatable { case mode(Mode) }
+    enum Command: String, Codable, Equatable { case start }
+
+    /// The event type of the page's walk-through, for the rejection table.
+    enum ThermostatEvent: Codable, Equatable {
+        case reading(celsius: Double)
+        case setTarget(Double)
+        case reset
+    }
+
+    /// How one row's value behaves, through the daemon's codec for a typed app with that event and effect type.
+    struct Shape {
+        /// The value as the daemon encodes it (as an effect).
+        let encoded: () -> JSONValue
+        /// The value as Foundation's JSONEncoder encodes it.
+        let foundation: () throws -> JSONValue
+        /// Whether the JSON decodes (as an event) back to the value.
+        let decodesBack: (JSONValue) throws -> Bool
+    }
+
+    static func shape<T: Codable & Equatable>(_ value: T) -> Shape {
+        let app = DaemonApp<Int, T, T>(name: "shapes", model: 0, update: { model, _ in .next(model) })
+        return Shape(
+            encoded: { app.codec.encodeEffect(value) },
+            foundation: { try JSONValue(parsing: Array(try JSONEncoder().encode(value))) },
+            decodesBack: { try app.codec.decodeEvent($0) == value })
+    }
+
+    /// Each row of the shapes table, by its "value" column.
+    static var shapes: [String: Shape] {
+        [
+            ".reset": shape(Reset.reset),
+            ".setTarget(21)": shape(Unlabelled.setTarget(21)),
+            ".setTarget(21.5)": shape(Unlabelled.setTarget(21.5)),
+            ".setTarget(value: 21)": shape(Labelled.setTarget(value: 21)),
+            ".move(1, 2)": shape(Move.move(1, 2)),
+            ".rename(from: \"a\", to: \"b\")": shape(Rename.rename(from: "a", to: "b")),
+            ".note(\"hi\")": shape(Note.note("hi")),
+            ".note(nil)": shape(Note.note(nil)),
+            ".add(Item(title: \"milk\"))": shape(Add.add(Item(title: "milk"))),
+            ".mode(.eco)": shape(SetMode.mode(.eco)),
+            "Command.start": shape(Command.start),
+        ]
+    }
+
+    static let page: String = {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/apps.md").path
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }()
+
+    /// The body rows of the table that follows the line starting with `marker`, as cells without their backticks.
+    static func table(after marker: String) -> [[String]] {
+        let lines = page.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.hasPrefix(marker) }) else { return [] }
+        let rows = lines[(start + 1)...].prefix { $0.hasPrefix("|") }.dropFirst(2)
+        return rows.map { row in
+            row.split(separator: "|").map { cell in
+                let text = cell.trimmingCharacters(in: .whitespaces)
+                return text.hasPrefix("`") && text.hasSuffix("`") && text.count > 1
+                    ? String(text.dropFirst().dropLast()) : text
+            }
+        }
+    }
+
+    @Test("every row of the shapes table is what the codec writes and reads, and every shape here has a row")
+    func shapesTable() throws {
+        let rows = Self.table(after: "<!-- shapes:")
+        #expect(rows.count == Self.shapes.count, "rows: \(rows.map { $0.count > 1 ? $0[1] : "?" })")
+        var seen = Set<String>()
+        for row in rows {
+            try #require(row.count == 4, "\(row)")
+            let (value, json, key) = (row[1], row[2], row[3])
+            seen.insert(value)
+            let shape = try #require(Self.shapes[value], "no Swift value in this test for the row \(value)")
+            let encoded = shape.encoded()
+            #expect(String(decoding: encoded.encoded(), as: UTF8.self) == json, "\(value)")
+            #expect(try shape.foundation() == encoded, "\(value): Foundation's JSONEncoder writes the same JSON")
+            #expect(try shape.decodesBack(try JSONValue(parsing: json)), "\(value): \(json) decodes back")
+            #expect(EffectRoutingKey.of(encoded) == key, "\(value): routing key")
+        }
+        #expect(seen == Set(Self.shapes.keys), "values here without a row: \(Set(Self.shapes.keys).subtracting(seen))")
+    }
+
+    /// Each row of the rejection table, by the event sent.
+    static let rejections: Set<String> = [
+        #"{"setTarget":21}"#, #"{"setTarget":{"value":21}}"#, #"{"reading":{"celsius":"cold"}}"#, #""reset""#,
+        #"{"type":"reset"}"#, #"{"reset":{},"setTarget":{"_0":21}}"#,
+    ]
+
+    @Test("every row of the rejection table is the InvalidEvent message the daemon sends for that event")
+    func rejectionTable() throws {
+        let app = DaemonApp<Int, ThermostatEvent, ThermostatEvent>(
+            name: "thermostat", model: 0, update: { model, _ in .next(model) })
+        let rows = Self.table(after: "<!-- rejections:")
+        #expect(Set(rows.compactMap(\.first)) == Self.rejections)
+        let harness = LoopHarness(app)
+        for (index, row) in rows.enumerated() {
+            try #require(row.count == 2, "\(row)")
+            harness.loop.enqueue(client: .event(try JSONValue(parsing: row[0]), ticket(index + 1)))
+        }
+        harness.loop.runPasses()
+        let answers = harness.timeline.answers
+        try #require(answers.count == rows.count)
+        for (row, answer) in zip(rows, answers) {
+            #expect(answer.errorCode == "InvalidEvent", "\(row[0])")
+            #expect(answer.errorMessage == "the app rejected the event: " + row[1], "\(row[0])")
+        }
+        #expect(harness.loop.state.seq == 0)
+    }
+
+    @Test("the walk-through declares the ThermostatEvent the rejection table was checked with")
+    func walkThroughEvent() {
+        let declaration = """
+            public enum ThermostatEvent: Codable, Equatable, Sendable {
+                case reading(celsius: Double)
+                case setTarget(Double)
+                case reset
+            }
+            """
+        #expect(Self.page.contains(declaration))
+    }
+}
