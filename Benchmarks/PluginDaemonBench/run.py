@@ -153,4 +153,5 @@ def main():
         print(json.dumps(dict({"scenario": name, "runs": runs}, **median)))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -28,6 +28,9 @@ struct LineReader {
         self.maxLineBytes = maxLineBytes
     }
 
+    /// Whether a complete line is already buffered, so `next` will not block for it.
+    var hasBufferedLine: Bool { buffer[start...].contains(UInt8(ascii: "\n")) }
+
     /// The next line, skipped line or the end. Blocks until one is complete.
     mutating func next() -> Item {
         while true {

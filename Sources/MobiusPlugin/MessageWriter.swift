@@ -7,6 +7,10 @@ import MobiusSystem
 /// concurrent handlers go out together in one `write` when the host is busy, and in order of their `send`. The
 /// buffer is bounded: past ``maxPendingBytes`` a sender waits for the write in progress (backpressure from a host
 /// that does not read). A line longer than the host's limit is never written (see `send`).
+///
+/// The thread that reads stdin sends its replies `deferred`: they wait in the buffer until it has handled every
+/// line it has already read and calls ``flushPending()`` before it blocks, so a burst of requests is answered
+/// with one `write` instead of one per reply.
 final class MessageWriter: @unchecked Sendable {
     // @unchecked: every stored var is read and written only inside `condition.withLock`.
     private let output: FileDescriptor
@@ -38,12 +42,32 @@ final class MessageWriter: @unchecked Sendable {
 
     /// Sends `message` as one line. Returns `false`, writing nothing, when its encoding exceeds ``maxLineBytes``
     /// (the caller decides what to send instead) or when the host has gone.
+    /// `deferred` leaves it in the buffer for ``flushPending()`` to take, unless the buffer has grown past
+    /// ``deferredFlushBytes`` or another thread is writing (then it goes as any other message).
     @discardableResult
-    func send(_ message: JSONValue) -> Bool {
+    func send(_ message: JSONValue, deferred: Bool = false) -> Bool {
         var line = message.encoded()
         guard line.count <= maxLineBytes else { return false }
         line.append(UInt8(ascii: "\n"))
+        if deferred {
+            let held: Bool? = condition.withLock {
+                if failed { return nil }
+                guard !writing, pending.count + line.count < Self.deferredFlushBytes else { return false }
+                pending += line
+                return true
+            }
+            guard let held else { return false }
+            if held { return true }
+        }
         return write(line)
+    }
+
+    /// How much deferred output may wait before a deferred send writes it out.
+    static let deferredFlushBytes = 64 << 10
+
+    /// Writes out what deferred sends left in the buffer, unless a write in progress will take it.
+    func flushPending() {
+        _ = write([])
     }
 
     /// Appends `bytes` (whole lines) and writes them out unless another thread is writing already.
@@ -53,7 +77,7 @@ final class MessageWriter: @unchecked Sendable {
             while writing && !failed && pending.count >= maxPendingBytes { condition.wait() }
             if failed { return false }
             pending += bytes
-            if writing { return false }
+            if writing || pending.isEmpty { return false }
             writing = true
             swap(&chunk, &pending)
             return true

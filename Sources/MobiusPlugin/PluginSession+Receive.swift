@@ -180,6 +180,7 @@ extension PluginSession {
         let refusal: String? = state.withLock { state in
             if state.shuttingDown { return "the plugin is shutting down" }
             if state.inFlight[id] != nil { return "an effect with id \(describe(id)) is already in flight" }
+            guard case .task(let handler) = handler else { return nil }
             let task = Task.detached { [self] in
                 let outcome: Result<[JSONValue], any Error>
                 do {
@@ -192,7 +193,13 @@ extension PluginSession {
             state.inFlight[id] = InFlight(state: effectState, task: task)
             return nil
         }
-        if let refusal { replyError(id: id, code: RPCMessage.invalidRequest, message: refusal) }
+        if let refusal {
+            replyError(id: id, code: RPCMessage.invalidRequest, message: refusal, deferred: true)
+            return
+        }
+        if case .inline(let handler) = handler {
+            finish(id: id, state: effectState, outcome: Result { try handler(request) }, deferred: true)
+        }
     }
 
     /// At most 200 bytes of a line, for log messages.

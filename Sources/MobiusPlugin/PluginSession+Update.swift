@@ -28,16 +28,16 @@ extension PluginSession {
                     id: id, code: RPCMessage.invalidParams, message: "updateBatch params need an \"events\" array")
                 return
             }
-            reply(id: id, result: Self.batch(model: model, events: events, update: updateFunction))
+            reply(id: id, result: Self.batch(model: model, events: events, update: updateFunction), deferred: true)
         }
     }
 
     private func answer(id: JSONValue, _ body: () throws -> UpdateResult) {
         do {
-            reply(id: id, result: try body().json)
+            reply(id: id, result: try body().json, deferred: true)
         } catch {
             let (code, message) = RPCMessage.describe(error)
-            replyError(id: id, code: code, message: message)
+            replyError(id: id, code: code, message: message, deferred: true)
         }
     }
 

@@ -24,22 +24,23 @@ final class PluginSession: Sendable {
 
     let plugin: Plugin
     let writer: MessageWriter
-    let handlers: [String: Plugin.EffectHandler]
+    let handlers: [String: Plugin.Handler]
     let state = Mutex(State())
 
     init(plugin: Plugin, writer: MessageWriter) {
         self.plugin = plugin
         self.writer = writer
-        var handlers: [String: Plugin.EffectHandler] = [:]
+        var handlers: [String: Plugin.Handler] = [:]
         for entry in plugin.handlers { handlers[entry.key] = entry.handler }
         self.handlers = handlers
     }
 
     // MARK: Sending
 
-    /// Sends a reply; a reply too long for the host becomes an error reply saying so.
-    func reply(id: JSONValue, result: JSONValue) {
-        if !writer.send(RPCMessage.result(id: id, result)) && !writer.hasFailed {
+    /// Sends a reply; a reply too long for the host becomes an error reply saying so. `deferred` (the reader
+    /// thread's replies) leaves it for the writer's `flushPending`.
+    func reply(id: JSONValue, result: JSONValue, deferred: Bool = false) {
+        if !writer.send(RPCMessage.result(id: id, result), deferred: deferred) && !writer.hasFailed {
             let size = result.encoded().count
             PluginLog.error("reply to request \(describe(id)) dropped: \(size) bytes exceed the line limit")
             replyError(
@@ -49,10 +50,10 @@ final class PluginSession: Sendable {
     }
 
     /// Sends an error reply (its message cut to keep the line short).
-    func replyError(id: JSONValue, code: Int, message: String) {
+    func replyError(id: JSONValue, code: Int, message: String, deferred: Bool = false) {
         let text =
             message.utf8.count > 4096 ? String(decoding: Array(message.utf8.prefix(4096)), as: UTF8.self) : message
-        writer.send(RPCMessage.error(id: id, code: code, message: text))
+        writer.send(RPCMessage.error(id: id, code: code, message: text), deferred: deferred)
     }
 
     func sendTied(_ event: JSONValue, id: JSONValue, state effect: EffectState) {
@@ -87,15 +88,19 @@ final class PluginSession: Sendable {
     // MARK: Effects
 
     /// Ends an effect with its handler's outcome, unless the host cancelled it.
-    func finish(id: JSONValue, state effect: EffectState, outcome: Result<[JSONValue], any Error>) {
-        _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
+    /// `deferred` for effects run inline on the reader thread (never registered in `inFlight`).
+    func finish(
+        id: JSONValue, state effect: EffectState, outcome: Result<[JSONValue], any Error>, deferred: Bool = false
+    ) {
+        if !deferred { _ = state.withLock { $0.inFlight.removeValue(forKey: id) } }
         guard effect.end() else { return }
         switch outcome {
         case .success(let events):
-            reply(id: id, result: events.isEmpty ? .object([:]) : .object(["events": .array(events)]))
+            reply(
+                id: id, result: events.isEmpty ? .object([:]) : .object(["events": .array(events)]), deferred: deferred)
         case .failure(let error):
             let (code, message) = RPCMessage.describe(error)
-            replyError(id: id, code: code, message: message)
+            replyError(id: id, code: code, message: message, deferred: deferred)
         }
     }
 

@@ -3,7 +3,8 @@ import MobiusJSON
 /// A request the host sent a plugin and has not had answered.
 enum PluginCall {
     case initialize
-    case effect(effect: JSONValue, timer: ReactorTimers.ID)
+    /// An effect; `deadline` (monotonic nanoseconds) is when it times out unless `progress` or an answer comes.
+    case effect(effect: JSONValue, deadline: UInt64)
     case update(PluginUpdateCall)
     case shutdown
 }

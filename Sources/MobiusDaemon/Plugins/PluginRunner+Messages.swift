@@ -72,9 +72,8 @@ extension PluginRunner {
                 violation("a \"progress\" notification without an integer \"id\"", line: line)
                 return
             }
-            guard case .effect(let effect, let timer)? = inFlight[id] else { return }
-            reactor.cancel(timer)
-            inFlight[id] = .effect(effect: effect, timer: effectTimer(id))
+            guard case .effect(let effect, _)? = inFlight[id] else { return }
+            inFlight[id] = .effect(effect: effect, deadline: effectDeadline())
         default:
             log.limited(
                 "plugin \(name) unknown notification", .warning,
@@ -99,8 +98,7 @@ extension PluginRunner {
                 exitReason = (.pluginExited, "refused initialize: \(text)")
                 channel?.process.signalGroup(.kill)
             }
-        case .effect(let effect, let timer):
-            reactor.cancel(timer)
+        case .effect(let effect, _):
             effectsInFlight -= 1
             switch outcome {
             case .result(let result):
@@ -248,22 +246,51 @@ extension PluginRunner {
     private func send(_ effect: JSONValue) {
         let id = nextID
         nextID += 1
-        inFlight[id] = .effect(effect: effect, timer: effectTimer(id))
+        let deadline = effectDeadline()
+        inFlight[id] = .effect(effect: effect, deadline: deadline)
         effectsInFlight += 1
+        if effectSweep == nil { armEffectSweep(at: deadline) }
         channel?.send(PluginMessage.effectRequest(id: id, effect: effect))
     }
 
-    private func effectTimer(_ id: Int64) -> ReactorTimers.ID {
-        reactor.after(nanoseconds: Self.nanoseconds(spec.config.timeout)) { [unowned self] in timedOutEffect(id) }
+    /// When an effect sent or progressed now times out.
+    private func effectDeadline() -> UInt64 {
+        let (deadline, overflow) = SystemProcess.monotonicNanoseconds().addingReportingOverflow(
+            Self.nanoseconds(spec.config.timeout))
+        return overflow ? .max : deadline
     }
 
-    private func timedOutEffect(_ id: Int64) {
-        guard case .effect(let effect, _)? = inFlight.removeValue(forKey: id) else { return }
-        effectsInFlight -= 1
-        timedOut += 1
-        channel?.send(PluginMessage.notification(method: "cancel", params: .object(["id": .number(JSONNumber(id))])))
-        fail(effect, .timeout, "plugin \(name) made no progress on it within \(spec.config.timeout) s")
-        pump()
+    /// Arms the sweep at `deadline`. Every effect has the same timeout and `progress` only moves a deadline later,
+    /// so the sweep, once armed at the earliest deadline, is never late: effects sent after it was armed time out
+    /// later. It may fire early (that effect was answered): it then re-arms at the earliest deadline left, so with
+    /// a steady stream of effects it fires about once per timeout.
+    private func armEffectSweep(at deadline: UInt64) {
+        let now = SystemProcess.monotonicNanoseconds()
+        effectSweep = reactor.after(nanoseconds: deadline > now ? deadline - now : 0) { [unowned self] in
+            effectSweep = nil
+            sweepEffects()
+        }
+    }
+
+    /// Times out every effect past its deadline (oldest first), then re-arms at the earliest deadline left.
+    private func sweepEffects() {
+        let now = SystemProcess.monotonicNanoseconds()
+        var expired: [Int64] = []
+        var earliest = UInt64.max
+        for (id, call) in inFlight {
+            guard case .effect(_, let deadline) = call else { continue }
+            if deadline <= now { expired.append(id) } else { earliest = min(earliest, deadline) }
+        }
+        for id in expired.sorted() {
+            guard case .effect(let effect, _)? = inFlight.removeValue(forKey: id) else { continue }
+            effectsInFlight -= 1
+            timedOut += 1
+            channel?.send(
+                PluginMessage.notification(method: "cancel", params: .object(["id": .number(JSONNumber(id))])))
+            fail(effect, .timeout, "plugin \(name) made no progress on it within \(spec.config.timeout) s")
+        }
+        if earliest != .max, effectSweep == nil { armEffectSweep(at: earliest) }
+        if !expired.isEmpty { pump() }
     }
 
     /// Counts and reports a failed effect.

@@ -40,6 +40,9 @@ final class PluginRunner {
     private var startTimer: ReactorTimers.ID?
     private var restartTimer: ReactorTimers.ID?
     private var escalationTimers: [ReactorTimers.ID] = []
+    /// The one timer that times out effects: armed at the earliest deadline of the effects in flight when it was
+    /// set (see `armEffectSweep`). One per plugin instead of one per effect keeps an effect's cost O(1).
+    var effectSweep: ReactorTimers.ID?
     private var stopRequested = false
     private var onStopped: (() -> Void)?
     var waitingForRoom = false
@@ -237,12 +240,12 @@ final class PluginRunner {
         let calls = inFlight
         inFlight.removeAll()
         effectsInFlight = 0
+        if let effectSweep { reactor.cancel(effectSweep) }
+        effectSweep = nil
         var resend: [PluginUpdateCall] = []
         for (_, call) in calls.sorted(by: { $0.key < $1.key }) {
             switch call {
-            case .effect(let effect, let timer):
-                reactor.cancel(timer)
-                fail(effect, code, message)
+            case .effect(let effect, _): fail(effect, code, message)
             case .update(let update): resend.append(update)
             case .initialize, .shutdown: break
             }

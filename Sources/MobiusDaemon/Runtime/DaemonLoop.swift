@@ -90,6 +90,7 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Appends an input. Producers check `room` first; effect handlers running inside a pass's dispatch may go
     /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
+    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func enqueue(_ input: PassInput<Event>) {
         queue.append(input)
     }
@@ -227,6 +228,7 @@ final class DaemonLoop<Model, Event, Effect> {
         for resume in waiting { resume() }
     }
 
+    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func runPass() {
         // The queue takes over the spare array (empty, with capacity); the pass takes the queue's items.
         var inputs: [PassInput<Event>] = []
@@ -274,6 +276,7 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     /// Hands a computed pass to the commit hook (if any) and finishes it.
+    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func commit(_ passInputs: [PassInput<Event>], work computed: PassWork<Model, Effect>) {
         var inputs = passInputs
         var work = computed
@@ -313,6 +316,7 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Makes a computed pass the loop's state and hands out what it produced, in order: replies and traces, the
     /// newest model, effects.
+    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func finish(_ work: inout PassWork<Model, Effect>) {
         swap(&state, &work.state)
         for change in work.streamChanges {

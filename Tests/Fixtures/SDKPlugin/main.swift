@@ -29,6 +29,19 @@ plugin.handle("tied") { request in
     return [["type": "done"]]
 }
 
+plugin.handleInline("inlineEcho") { request in
+    [["type": "echoed", "effect": request.effect]]
+}
+
+plugin.handleInline("inlineTied") { request in
+    request.send(["type": "tick"])
+    return [["type": "done"]]
+}
+
+plugin.handleInline("inlineFail") { _ in
+    throw PluginError("inline failure", code: -32002)
+}
+
 plugin.handle("fail") { _ in
     throw PluginError("failed on purpose", code: -32001)
 }
