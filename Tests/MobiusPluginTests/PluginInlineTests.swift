@@ -21,13 +21,18 @@ struct PluginInlineTests {
     @Test func anInlineHandlerAnswersLikeATaskHandler() throws {
         let plugin = try started()
         let effect: JSONValue = ["type": "inlineEcho", "x": 1]
-        #expect(try plugin.call("effect", ["effect": effect])["result"] == ["events": [["type": "echoed", "effect": effect]]])
+        #expect(
+            try plugin.call("effect", ["effect": effect])["result"] == [
+                "events": [["type": "echoed", "effect": effect]]
+            ])
         let id = try plugin.effect("inlineTied")
         let (before, reply) = try plugin.reply(to: id)
         #expect(before == [["jsonrpc": "2.0", "method": "event", "params": ["id": id, "event": ["type": "tick"]]]])
         #expect(reply["result"] == ["events": [["type": "done"]]])
         #expect(
-            try plugin.call("effect", ["effect": "inlineFail"])["error"] == ["code": -32002, "message": "inline failure"])
+            try plugin.call("effect", ["effect": "inlineFail"])["error"] == [
+                "code": -32002, "message": "inline failure",
+            ])
     }
 
     /// A burst written at once is answered in full and in order (inline handlers run one at a time as read), although
