@@ -5,7 +5,7 @@ import MobiusSystem
 extension DaemonLoop {
     /// Computes a pass over `inputs` from the committed state, in order, without touching anything outside the
     /// returned value.
-    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func compute(
         _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil
@@ -41,7 +41,7 @@ extension DaemonLoop {
         return work
     }
 
-    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func apply(
         _ event: Event, json: JSONValue?, source: EventSourceKind, ticket: ReplyTicket?,
         recording: Bool, work: inout PassWork<Model, Effect>

@@ -13,6 +13,10 @@ import MobiusSystem
 ///
 /// Relation to MobiusCore: the update, initiate, `Next`, `First` and effect router are the library's; the pass
 /// machinery is the daemon's own, because batching and durability need control over when things go out.
+///
+/// The pass's hot methods carry `@_specialize` for JSON apps (built-ins, update plugins, apps of `JSONValue`): the
+/// app's types are not known when this module is compiled, and generic metadata lookups were 12% of the daemon's
+/// CPU per plugin effect (Benchmarks/PluginDaemonBench) before.
 final class DaemonLoop<Model, Event, Effect> {
     let app: DaemonApp<Model, Event, Effect>
     let epoch: String
@@ -90,7 +94,7 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Appends an input. Producers check `room` first; effect handlers running inside a pass's dispatch may go
     /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
-    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func enqueue(_ input: PassInput<Event>) {
         queue.append(input)
     }
@@ -228,7 +232,7 @@ final class DaemonLoop<Model, Event, Effect> {
         for resume in waiting { resume() }
     }
 
-    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func runPass() {
         // The queue takes over the spare array (empty, with capacity); the pass takes the queue's items.
         var inputs: [PassInput<Event>] = []
@@ -276,7 +280,7 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     /// Hands a computed pass to the commit hook (if any) and finishes it.
-    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func commit(_ passInputs: [PassInput<Event>], work computed: PassWork<Model, Effect>) {
         var inputs = passInputs
         var work = computed
@@ -316,7 +320,7 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Makes a computed pass the loop's state and hands out what it produced, in order: replies and traces, the
     /// newest model, effects.
-    @_specialize(exported: false, where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func finish(_ work: inout PassWork<Model, Effect>) {
         swap(&state, &work.state)
         for change in work.streamChanges {
