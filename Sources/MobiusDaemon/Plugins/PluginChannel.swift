@@ -66,12 +66,17 @@ final class PluginChannel {
     /// calls it at the end of each reactor round, so the effects of one pass go out in one write). Lost silently
     /// once stdin is closed or broken: the process is then ending, and its exit is reported.
     func send(_ line: [UInt8]) {
+        send { $0.append(contentsOf: line) }
+    }
+
+    /// Queues what `write` appends (whole lines) to the stdin queue, with no line array in between.
+    func send(writing write: (inout [UInt8]) -> Void) {
         guard !stdinClosed, !isClosed else { return }
         if pendingOffset == pendingOutput.count {
             pendingOutput.removeAll(keepingCapacity: true)
             pendingOffset = 0
         }
-        pendingOutput.append(contentsOf: line)
+        write(&pendingOutput)
     }
 
     /// Writes what is queued, as far as the pipe takes it now; the rest waits for the pipe to be writable.

@@ -250,7 +250,7 @@ extension PluginRunner {
         inFlight[id] = .effect(effect: effect, deadline: deadline)
         effectsInFlight += 1
         if effectSweep == nil { armEffectSweep(at: deadline) }
-        channel?.send(PluginMessage.effectRequest(id: id, effect: effect))
+        channel?.send { PluginMessage.appendEffectRequest(id: id, effect: effect, to: &$0) }
     }
 
     /// When an effect sent or progressed now times out.
