@@ -102,6 +102,43 @@ def effects_run(bin_dir, plugin_exec, count, concurrency):
             "pluginCpuMicrosPerEffect": pcpu / count * 1e6}
 
 
+def paced_run(bin_dir, plugin_exec, count, gap_micros):
+    """One effect at a time every gap_micros: event -> effect -> plugin -> event -> model line to a subscriber.
+    Reports CPU per effect of the daemon and the plugin (a trickle, where per-wake-up costs dominate) and the
+    round trip from sending the event to the model line."""
+    config = {"app": "relay", "plugins": {"worker": {"exec": plugin_exec, "env": SDK_PATH}}}
+    d = Daemon(os.path.join(bin_dir, "mobiusd-bench-relay"), config)
+    plugin_pid = children(d.process.pid)
+    subscriber = socket.socket(socket.AF_UNIX)
+    subscriber.connect(d.socket)
+    lines = subscriber.makefile("rb")
+    subscriber.sendall(b"subscribe\n")
+    lines.readline()
+    d.request('reply "off"')
+    cpu0 = cpu_seconds(d.process.pid)
+    pcpu0 = sum(cpu_seconds(p) for p in plugin_pid)
+    latencies = []
+    deadline = time.perf_counter()
+    for done in range(1, count + 1):
+        deadline += gap_micros / 1e6
+        pause = deadline - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)
+        start = time.perf_counter()
+        d.conn.sendall(b'{"type":"go"}\n')
+        while json.loads(lines.readline()).get("model") != done:
+            pass
+        latencies.append(time.perf_counter() - start)
+    cpu = cpu_seconds(d.process.pid) - cpu0
+    pcpu = sum(cpu_seconds(p) for p in plugin_pid) - pcpu0
+    subscriber.close()
+    d.close()
+    latencies.sort()
+    return {"daemonCpuMicrosPerEffect": cpu / count * 1e6, "pluginCpuMicrosPerEffect": pcpu / count * 1e6,
+            "roundTripP50Micros": latencies[len(latencies) // 2] * 1e6,
+            "roundTripP99Micros": latencies[int(len(latencies) * 0.99)] * 1e6}
+
+
 def update_run(bin_dir, plugin_exec, count, max_batch):
     config = {"app": "bench", "model": 0, "update": {"plugin": "app"},
               "plugins": {"app": {"exec": plugin_exec, "maxBatch": max_batch, "env": SDK_PATH}}}
@@ -133,6 +170,7 @@ def main():
         ("pipe round trip (bare, one at a time)", lambda: pipe_round_trips(bin_dir)),
         ("effects, Swift SDK plugin, concurrency 256", lambda: effects_run(bin_dir, swift_plugin, 200_000, 256)),
         ("effects, Swift SDK plugin, concurrency 1", lambda: effects_run(bin_dir, swift_plugin, 20_000, 1)),
+        ("effects, Swift SDK plugin, paced every 1 ms", lambda: paced_run(bin_dir, swift_plugin, 3_000, 1000)),
         ("effects, Python SDK plugin, concurrency 64", lambda: effects_run(bin_dir, python_plugin, 50_000, 64)),
         ("update plugin (Swift SDK), one at a time", lambda: update_run(bin_dir, swift_plugin, 20_000, 1)),
         ("update plugin (Swift SDK), batched", lambda: update_run(bin_dir, swift_plugin, 1_000_000, 1024)),
@@ -148,7 +186,8 @@ def main():
         print("%-46s %s" % (name, figures), flush=True)
     pipe = results[0][1]["perSecond"]
     for name, median in results[1:]:
-        print("%-46s %.2fx the pipe round-trip rate" % (name, median["perSecond"] / pipe))
+        if "perSecond" in median:
+            print("%-46s %.2fx the pipe round-trip rate" % (name, median["perSecond"] / pipe))
     for name, median in results:
         print(json.dumps(dict({"scenario": name, "runs": runs}, **median)))
 
