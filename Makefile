@@ -9,6 +9,8 @@ BUILD_FLAGS := -Xswiftc -warnings-as-errors
 APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon dbus-bin python3-dbus python3-gi redis-server pkg-config systemd
 # The mqtt example plugin and its test broker.
 APT_PACKAGES += python3-paho-mqtt mosquitto
+# zsh -n checks the zsh completions (Tests/IntegrationTests/Completion).
+APT_PACKAGES += zsh
 BENCH_RUNS ?= 5
 
 .PHONY: all deps build test lint format bench run clean install install-files uninstall
@@ -76,6 +78,8 @@ USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/mobiusd
 PLUGINDIR ?= $(PREFIX)/lib/mobiusd/plugins
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # Swift example plugins built as products, installed into PLUGINDIR.
 EXAMPLE_PLUGIN_PRODUCTS ?=
@@ -106,6 +110,10 @@ install-files:
 	for f in $(SCRIPT_PLUGINS); do install -m 0755 "$$f" "$(DESTDIR)$(PLUGINDIR)/"; done
 	for p in $(EXAMPLE_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(PLUGINDIR)/"; done
 	for p in $(BUNDLED_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(BINDIR)/"; done
+	install -d "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)"
+	install -m 0644 completions/mobiusctl.bash "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl"
+	install -m 0644 completions/mobiusd.bash "$(DESTDIR)$(BASHCOMPDIR)/mobiusd"
+	install -m 0644 completions/_mobiusctl completions/_mobiusd "$(DESTDIR)$(ZSHCOMPDIR)/"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/mobiusd" "$(DESTDIR)$(BINDIR)/mobiusctl"
@@ -113,4 +121,6 @@ uninstall:
 	rm -f $(foreach u,$(UNITS),"$(DESTDIR)$(UNITDIR)/$(u)") $(foreach u,$(USER_UNITS),"$(DESTDIR)$(USERUNITDIR)/$(u)")
 	rm -f "$(DESTDIR)$(MANDIR)/man1/mobiusctl.1" "$(DESTDIR)$(MANDIR)/man8/mobiusd.8"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
+	rm -f "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl" "$(DESTDIR)$(BASHCOMPDIR)/mobiusd" \
+	  "$(DESTDIR)$(ZSHCOMPDIR)/_mobiusctl" "$(DESTDIR)$(ZSHCOMPDIR)/_mobiusd"
 	-rmdir "$(DESTDIR)$(PREFIX)/lib/mobiusd" 2>/dev/null

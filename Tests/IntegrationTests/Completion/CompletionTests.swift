@@ -1,0 +1,123 @@
+import Foundation
+import MobiusSystem
+import Testing
+
+/// Issue 11 item 7: the bash completions in completions/ are sourced into a real bash and asked, as bash asks them
+/// (COMP_WORDS, COMP_CWORD), what they offer; what they offer is what `mobiusctl --help` and `mobiusd --help` list,
+/// so a new command or flag cannot be forgotten there. The zsh functions are parsed with `zsh -n` when zsh is
+/// installed (`make deps` installs it).
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct CompletionTests {
+    static let completions = "\(DocCatalog.packageDirectory)/completions"
+
+    /// What the completion function for `words[0]` puts in COMPREPLY when the cursor is at the end of the last word.
+    static func complete(_ words: [String], in directory: String? = nil) throws -> Set<String> {
+        let script = """
+            source "$COMPLETIONS/mobiusctl.bash"
+            source "$COMPLETIONS/mobiusd.bash"
+            COMP_WORDS=("$@")
+            COMP_CWORD=$(($# - 1))
+            COMP_LINE="$*"
+            COMP_POINT=${#COMP_LINE}
+            function=$(complete -p "$1" | awk '{print $3}')
+            "$function" "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let bash = try #require(DaemonSpawn.which("bash"))
+        let run = try DaemonToolRun.run(
+            bash, ["-c", script, "completion"] + words, workingDirectory: directory,
+            environment: ["COMPLETIONS": completions])
+        #expect(run.exit == .exited(0), "\(words): \(run.stderr)")
+        #expect(run.stderr.isEmpty, "\(words): \(run.stderr)")
+        return Set(run.stdoutLines)
+    }
+
+    static let commands: Set = ["send", "model", "watch", "status", "monitor", "log", "hello", "ping", "help"]
+    static let globalOptions: Set = ["--socket", "--json", "--human", "--help", "--version"]
+
+    @Test(
+        arguments: [
+            (["mobiusctl", ""], commands),
+            (["mobiusctl", "s"], ["send", "status"]),
+            (["mobiusctl", "--"], globalOptions),
+            (["mobiusctl", "--js"], ["--json"]),
+            (["mobiusctl", "--json", "wa"], ["watch"]),
+            (["mobiusctl", "--socket", "/x.sock", "mo"], ["model", "monitor"]),
+            (["mobiusctl", "--socket", "=", "/x.sock", "p"], ["ping"]),
+            (["mobiusctl", "log", "--"], globalOptions.union(["--since", "--follow", "--limit"])),
+            (["mobiusctl", "watch", "--p"], ["--path"]),
+            (["mobiusctl", "model", "--path", ""], []),
+            (["mobiusctl", "help", "mo"], ["model", "monitor"]),
+            (["mobiusctl", "send", ""], []),
+            (["mobiusctl", "status", "--h"], ["--help", "--human"]),
+            (["mobiusd", "--c"], ["--config", "--check"]),
+            (["mobiusd", "--log-level", "w"], ["warning"]),
+            (["mobiusd", "--log-level", "=", ""], ["error", "warning", "notice", "info", "debug"]),
+            (["mobiusd", "--ephemeral", "--s"], ["--socket", "--state-dir"]),
+        ] as [([String], Set<String>)])
+    func bashOffers(words: [String], expected: Set<String>) throws {
+        #expect(try Self.complete(words) == expected, "\(words)")
+    }
+
+    @Test("paths are completed from the file system: any file for --socket and --config, directories for --state-dir")
+    func bashCompletesPaths() throws {
+        let scratch = DaemonScratch()
+        scratch.write("app.json", "{}")
+        scratch.write("app.sock", "")
+        try FileManager.default.createDirectory(atPath: scratch.file("app-state"), withIntermediateDirectories: true)
+        let all: Set = ["app.json", "app.sock", "app-state"]
+        #expect(try Self.complete(["mobiusctl", "--socket", "app"], in: scratch.path) == all)
+        #expect(try Self.complete(["mobiusctl", "--socket", "=", "app.s"], in: scratch.path) == ["app.sock"])
+        #expect(try Self.complete(["mobiusd", "--config", "app"], in: scratch.path) == all)
+        #expect(try Self.complete(["mobiusd", "--state-dir", "app"], in: scratch.path) == ["app-state"])
+    }
+
+    /// The words of `text` that start with `--`, from lines that start with spaces and a dash (help's option rows).
+    static func longOptions(in text: String) -> Set<String> {
+        var found: Set<String> = []
+        for line in text.split(separator: "\n") where line.hasPrefix("  ") {
+            let words = line.split(separator: " ")
+            guard let first = words.first, first.hasPrefix("-") else { continue }
+            for word in words.prefix(2) where word.hasPrefix("--") {
+                found.insert(String(word.trimmingCharacters(in: CharacterSet(charactersIn: ","))))
+            }
+        }
+        return found
+    }
+
+    @Test("bash offers exactly the commands and options the help lists")
+    func bashMatchesTheHelp() throws {
+        let help = try DaemonToolRun.run(DaemonSpawn.fixture("mobiusctl"), ["--help"])
+        let listed =
+            help.stdout.components(separatedBy: "Commands:\n").last?.components(separatedBy: "\n\n").first ?? ""
+        let helpCommands = Set(
+            listed.split(separator: "\n").compactMap { line -> String? in
+                // A command's row starts with two spaces; its continuation lines with more.
+                guard line.hasPrefix("  "), line.dropFirst(2).first != " ", let word = line.split(separator: " ").first
+                else { return nil }
+                return String(word)
+            })
+        #expect(helpCommands == Self.commands, "mobiusctl --help lists \(helpCommands)")
+        #expect(try Self.complete(["mobiusctl", ""]) == helpCommands)
+        let helpOptions = Self.longOptions(in: help.stdout)
+        #expect(try Self.complete(["mobiusctl", "--"]) == helpOptions)
+        for command in helpCommands.sorted() where command != "help" {
+            let commandHelp = try DaemonToolRun.run(DaemonSpawn.fixture("mobiusctl"), ["help", command])
+            let offered = try Self.complete(["mobiusctl", command, "--"])
+            #expect(offered == helpOptions.union(Self.longOptions(in: commandHelp.stdout)), "\(command)")
+        }
+        let daemonHelp = try DaemonToolRun.mobiusd(["--help"])
+        #expect(
+            try Self.complete(["mobiusd", "--"]) == Self.longOptions(in: daemonHelp.stdout), "\(daemonHelp.stdout)")
+    }
+
+    @Test(
+        "the zsh functions parse", .enabled(if: DaemonSpawn.which("zsh") != nil, "zsh is not installed"),
+        arguments: ["_mobiusctl", "_mobiusd"])
+    func zshParses(file: String) throws {
+        let run = try DaemonToolRun.run(try #require(DaemonSpawn.which("zsh")), ["-n", "\(Self.completions)/\(file)"])
+        #expect(run.exit == .exited(0), "\(file): \(run.stderr)")
+        let text = try String(contentsOfFile: "\(Self.completions)/\(file)", encoding: .utf8)
+        #expect(text.hasPrefix("#compdef \(file.dropFirst())\n"), "zsh finds a completion by its #compdef line")
+    }
+}
