@@ -4,8 +4,10 @@ import Foundation
 /// README.md under Examples/ and Plugins/, plus the config files under Examples/.
 ///
 /// How a block is marked (the words after the fence's language; README.md, "Checked examples"):
-/// - `json`: a whole config, which must pass `mobiusd --check`; with `app=NAME`, the typed app NAME's `--check`;
-///   with `dir=PATH`, checked as a file in PATH (repository-relative) so its relative plugin paths resolve there.
+/// - `json`: a whole config, which must pass `mobiusd --check`; with `app=NAME`, the `--check` of NAME, a typed app
+///   built by this package (a config for a typed app outside it, such as docs/apps.md's, is checked by one of ours:
+///   they read the same keys); with `dir=PATH`, checked as a file in PATH (repository-relative) so its relative
+///   plugin paths resolve there.
 /// - `json fragment`: not a whole config (a reply, an event, one member); not checked.
 /// - `sh` (also `bash`, `shell`, `console`): run by bash (`set -euo pipefail`) from the package root; `sh counter`:
 ///   run while the embedded counter runs on its default socket, once with XDG_RUNTIME_DIR set and once unset.
