@@ -38,7 +38,7 @@ build: deps
 test: build
 	$(SWIFT) test $(BUILD_FLAGS)
 	Plugins/test.sh
-	SWIFT=$(SWIFT) Tests/newuser/run.sh
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/newuser/run.sh
 	$(MAKE) lint
 
 lint:
