@@ -9,7 +9,7 @@ BUILD_FLAGS := -Xswiftc -warnings-as-errors
 APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon dbus-bin python3-dbus python3-gi redis-server pkg-config systemd
 # The mqtt example plugin and its test broker.
 APT_PACKAGES += python3-paho-mqtt mosquitto
-# zsh -n checks the zsh completions (Tests/IntegrationTests/Completion).
+# zsh runs the zsh completions in their tests (Tests/IntegrationTests/Completion).
 APT_PACKAGES += zsh
 BENCH_RUNS ?= 5
 

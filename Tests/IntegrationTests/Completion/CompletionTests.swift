@@ -4,8 +4,8 @@ import Testing
 
 /// Issue 11 item 7: the bash completions in completions/ are sourced into a real bash and asked, as bash asks them
 /// (COMP_WORDS, COMP_CWORD), what they offer; what they offer is what `mobiusctl --help` and `mobiusd --help` list,
-/// so a new command or flag cannot be forgotten there. The zsh functions are parsed with `zsh -n` when zsh is
-/// installed (`make deps` installs it).
+/// so a new command or flag cannot be forgotten there. The zsh functions are parsed with `zsh -n` and asked the same
+/// way through an interactive zsh on a pseudo-terminal, when zsh is installed (`make deps` installs it).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct CompletionTests {
     static let completions = "\(DocCatalog.packageDirectory)/completions"
@@ -109,6 +109,46 @@ struct CompletionTests {
         let daemonHelp = try DaemonToolRun.mobiusd(["--help"])
         #expect(
             try Self.complete(["mobiusd", "--"]) == Self.longOptions(in: daemonHelp.stdout), "\(daemonHelp.stdout)")
+    }
+
+    /// Drives an interactive zsh on a pseudo-terminal (zsh/zpty): loads completions/ through compinit, types `$2`
+    /// and Tab, and prints each match the completion functions add (`compadd` wrapped to report them), ending
+    /// when the Tab widget has finished, so nothing waits on a delay. The markers are spelled apart (`<""<`) so the
+    /// terminal's echo of the typed setup never looks like a match.
+    static let zshDriver = #"""
+        zmodload zsh/zpty
+        zpty z zsh -f -i
+        zpty -w z "PS1='>'; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D -d /dev/null"
+        zpty -w z 'compadd() {
+            local -a found; builtin compadd -O found "$@"; local m
+            for m in $found; do print -rn -- "<""<$m>"">" >/dev/tty; done
+            builtin compadd "$@"
+        }'
+        zpty -w z 'tab() { zle complete-word; print -rn -- "<""<-end->"">" >/dev/tty; }; zle -N tab; bindkey "^I" tab'
+        zpty -n -w z "$2"$'\t'
+        zpty -r z output '*<<-end->>*'
+        zpty -d z
+        print -r -- "$output" | grep -ao '<<[^<>]*>>' | sed 's/^<<//; s/>>$//' | grep -vx -- -end- | sort -u
+        """#
+
+    @Test(
+        .enabled(if: DaemonSpawn.which("zsh") != nil, "zsh is not installed"),
+        arguments: [
+            ("mobiusctl s", ["send", "status"]),
+            ("mobiusctl --", globalOptions),
+            ("mobiusctl --json wa", ["watch"]),
+            ("mobiusctl --socket /x.sock st", ["status"]),
+            ("mobiusctl log --", globalOptions.union(["--since", "--follow", "--limit"])),
+            ("mobiusctl watch --", globalOptions.union(["--path"])),
+            ("mobiusctl help mo", ["model", "monitor"]),
+            ("mobiusd --c", ["--config", "--check"]),
+            ("mobiusd --log-level ", ["error", "warning", "notice", "info", "debug"]),
+        ] as [(String, Set<String>)])
+    func zshOffers(line: String, expected: Set<String>) throws {
+        let zsh = try #require(DaemonSpawn.which("zsh"))
+        let run = try DaemonToolRun.run(zsh, ["-f", "-c", Self.zshDriver, "zsh", Self.completions, line])
+        #expect(run.exit == .exited(0), "\(line): \(run.stderr)")
+        #expect(Set(run.stdoutLines) == expected, "\(line)")
     }
 
     @Test(
