@@ -34,6 +34,12 @@ struct DecodingMessageTests {
             (#"{"setTarget":{"degrees":"warm"}}"#, "setTarget.degrees: expected a number, found a string"),
             (#"{"setTarget":{"degrees":null}}"#, "setTarget.degrees: expected a number, found null"),
             ("[1]", "(top level): expected a JSON object, found a JSON array"),
+            (#"{"type":"tick"}"#, #"(top level): expected exactly one member, named after a case: {"CASE":{…}}"#),
+            (
+                #"{"tick":{},"setTarget":{}}"#,
+                #"(top level): expected exactly one member, named after a case: {"CASE":{…}}"#
+            ),
+            (#"{"setTarget":{"degrees":{"x":1,"y":2}}}"#, "setTarget.degrees: expected a number, found a JSON object"),
         ])
     func eventMessages(_ text: String, _ expected: String) {
         #expect(message(ThermostatEvent.self, text) == expected)

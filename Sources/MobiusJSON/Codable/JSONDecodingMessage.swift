@@ -7,6 +7,11 @@ public enum JSONDecodingMessage {
     public static func message(for error: DecodingError) -> String {
         switch error {
         case .typeMismatch(let type, let context):
+            if context.debugDescription == enumMemberCount {
+                // Swift's synthesized enum decoding, for an object whose members name no case or several: say
+                // what the shape is rather than count keys the sender did write (`{"type":"reset"}` has one).
+                return "\(field(context.codingPath)): expected exactly one member, named after a case: {\"CASE\":{…}}"
+            }
             guard let expected = jsonKind(type) else {
                 return "\(field(context.codingPath)): \(context.debugDescription)"
             }
@@ -22,6 +27,10 @@ public enum JSONDecodingMessage {
             return "\(error)"
         }
     }
+
+    /// What Swift's synthesized `init(from:)` of an enum says when the object does not have exactly one member
+    /// that names a case (members that name none are not counted).
+    static let enumMemberCount = "Invalid number of keys found, expected one."
 
     /// The coding path as a field name: keys joined by dots, array positions as `[N]`.
     static func field(_ path: [any CodingKey]) -> String {
