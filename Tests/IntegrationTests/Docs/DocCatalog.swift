@@ -10,7 +10,8 @@ import Foundation
 ///   plugin paths resolve there.
 /// - `json fragment`: not a whole config (a reply, an event, one member); not checked.
 /// - `sh` (also `bash`, `shell`, `console`): run by bash (`set -euo pipefail`) from the package root; `sh counter`:
-///   run while the embedded counter runs on its default socket, once with XDG_RUNTIME_DIR set and once unset.
+///   run while the embedded counter runs on its default socket, once with XDG_RUNTIME_DIR set and once unset. A
+///   comment that starts with a JSON object is output the block must print (DocExpectedOutput).
 /// - `sh file=PATH`: the block is the file PATH, compared byte for byte instead of run.
 /// - `sh skip: REASON`: not run (it needs root, systemd as PID 1, a real system bus…); the test lists it.
 enum DocCatalog {

@@ -24,6 +24,10 @@ struct DocSnippetTests {
                 "\(fence.testDescription) (\(setting)): \(run.exit)\n--- script\n\(script)--- stdout\n\(run.stdout)"
                 + "--- stderr\n\(run.stderr)"
             #expect(run.exit == .exited(0), "\(report)")
+            if fence.language != "console" {
+                let missing = DocExpectedOutput(fence.body).missing(from: run.stdout)
+                #expect(missing.isEmpty, "the block says it prints \(missing)\n\(report)")
+            }
         }
     }
 
@@ -68,6 +72,31 @@ struct DocSnippetTests {
             DocSnippetScript.script(for: daemon, xdgRuntimeDirectory: true).contains(
                 ".build/debug/mobiusd -x &\n__doccheck_wait_ready"))
         #expect(DocSnippetScript.backgroundCommand("a && b") == nil)
+    }
+
+    @Test("a comment that starts with a JSON object is output the block must print, in order; … is any text")
+    func expectedOutputIsReadFromComments() {
+        let expected = DocExpectedOutput(
+            """
+            echo x | socat - UNIX-CONNECT:$S     # {"ok":true,"seq":1}
+            # {"ok":false,"error":{"code":"InvalidEvent","message":"…"},"line":1} (the app says why)
+            # a subscriber: {"seq":3} when another client sends one
+            echo "$# {not}"
+            """)
+        #expect(
+            expected.lines == [
+                #"{"ok":true,"seq":1}"#, #"{"ok":false,"error":{"code":"InvalidEvent","message":"…"},"line":1}"#,
+            ])
+        let output = """
+            banner
+            {"ok":true,"seq":1}
+            {"ok":false,"error":{"code":"InvalidEvent","message":"the \\"x\\" is wrong"},"line":1}
+            """
+        #expect(expected.missing(from: output).isEmpty)
+        #expect(expected.missing(from: "{\"ok\":true,\"seq\":2}\n") == expected.lines)
+        // Order counts: the second line before the first does not do.
+        let reversed = output.split(separator: "\n").reversed().joined(separator: "\n")
+        #expect(expected.missing(from: reversed).count == 1)
     }
 
     /// Runs `script` with bash in private mount, PID and network namespaces with a fresh /tmp.
