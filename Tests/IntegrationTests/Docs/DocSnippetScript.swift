@@ -7,7 +7,9 @@ import MobiusSystem
 ///   line: a daemon built by this package (mobiusd, a typed app) until it sends `READY=1` to the NOTIFY_SOCKET the
 ///   script listens on; anything else until it listens on a Unix socket or prints its first line on stdout
 ///   (systemd-socket-activate's socket, a stand-in's `ready`);
-/// - `mobiusctl watch`, `monitor` and `log --follow` get Ctrl-C (SIGINT) after a second, as a person ends them;
+/// - `mobiusctl watch`, `monitor` and `log --follow` get Ctrl-C (SIGINT) once they have printed their first line, as
+///   a person ends them (through `timeout -s INT --preserve-status`, its timer run out with SIGALRM, so the status
+///   is mobiusctl's own);
 /// - `swift build` lines are not run again: `swift test` built everything before this test;
 /// - in a `console` transcript only the `$ ` lines are commands; a command there may fail as the transcript shows,
 ///   but not as a usage error (2), not found (127) or not executable (126).
@@ -132,13 +134,24 @@ enum DocSnippetScript {
             return 1
         }
         mobiusctl() {
-            local word stream=0
+            local word stream=0 out=/tmp/.doccheck-stream t i status=0
             for word in "$@"; do case "$word" in watch | monitor | --follow) stream=1 ;; esac; done
-            if [ "$stream" = 1 ]; then
-                timeout -s INT --preserve-status 1 "$(type -P mobiusctl)" "$@"
-            else
+            if [ "$stream" = 0 ]; then
                 command mobiusctl "$@"
+                return
             fi
+            rm -f "$out"
+            timeout -s INT --preserve-status 600 "$(type -P mobiusctl)" "$@" > "$out" &
+            t=$!
+            for ((i = 0; i < 3000; i++)); do
+                [ -s "$out" ] && break
+                kill -0 "$t" 2>/dev/null || break
+                sleep 0.01
+            done
+            kill -ALRM "$t" 2>/dev/null || true
+            wait "$t" || status=$?
+            cat "$out"
+            return "$status"
         }
         """#
 }
