@@ -111,24 +111,26 @@ struct CompletionTests {
             try Self.complete(["mobiusd", "--"]) == Self.longOptions(in: daemonHelp.stdout), "\(daemonHelp.stdout)")
     }
 
-    /// Drives an interactive zsh on a pseudo-terminal (zsh/zpty): loads completions/ through compinit, types `$2`
-    /// and Tab, and prints each match the completion functions add (`compadd` wrapped to report them), ending
-    /// when the Tab widget has finished, so nothing waits on a delay. The markers are spelled apart (`<""<`) so the
-    /// terminal's echo of the typed setup never looks like a match.
+    /// Drives an interactive zsh on a pseudo-terminal (zsh/zpty): loads completions/ through compinit, waits for
+    /// the line editor's prompt, types `$2` and Tab, and prints each match the completion functions add (`compadd`
+    /// wrapped to report them), ending when the Tab widget has finished, so nothing waits on a delay. The markers
+    /// are spelled apart where they are typed (`@""@`) so the terminal's echo of the setup never looks like output.
     static let zshDriver = #"""
         zmodload zsh/zpty
         zpty z zsh -f -i
-        zpty -w z "PS1='>'; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D -d /dev/null"
+        zpty -w z "fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D -d /dev/null"
         zpty -w z 'compadd() {
             local -a found; builtin compadd -O found "$@"; local m
-            for m in $found; do print -rn -- "<""<$m>"">" >/dev/tty; done
+            for m in $found; do print -rn -- "@""@$m@""@" >/dev/tty; done
             builtin compadd "$@"
         }'
-        zpty -w z 'tab() { zle complete-word; print -rn -- "<""<-end->"">" >/dev/tty; }; zle -N tab; bindkey "^I" tab'
+        zpty -w z 'tab() { zle complete-word; print -rn -- "@""@-end-@""@" >/dev/tty; }; zle -N tab; bindkey "^I" tab'
+        zpty -w z 'PS1="@""@prompt@""@"; print -r -- "@""@ready@""@"'
+        zpty -r z setup '*@@ready@@*@@prompt@@*'
         zpty -n -w z "$2"$'\t'
-        zpty -r z output '*<<-end->>*'
+        zpty -r z output '*@@-end-@@*'
         zpty -d z
-        print -r -- "$output" | grep -ao '<<[^<>]*>>' | sed 's/^<<//; s/>>$//' | grep -vx -- -end- | sort -u
+        print -r -- "$output" | grep -ao '@@[^@]*@@' | sed 's/^@@//; s/@@$//' | grep -vx -e -end- -e prompt | sort -u
         """#
 
     @Test(
