@@ -183,14 +183,16 @@ done
 echo "newuser: docs/apps.md gives ${#files[@]} files: ${files[*]}"
 
 app=$work/thermostat
+# SwiftPM keeps lock files named after the build directory in TMPDIR: in the scratch directory, they go with it.
+mkdir "$scratch/tmp"
 build_start=$(now)
-(cd "$app" && "$SWIFT" test >"$scratch/app-test.log" 2>&1) || fail "swift test of the app: $(tail -n 40 "$scratch/app-test.log")"
+(cd "$app" && TMPDIR=$scratch/tmp "$SWIFT" test >"$scratch/app-test.log" 2>&1) || fail "swift test of the app: $(tail -n 40 "$scratch/app-test.log")"
 test_time=$(elapsed "$build_start")
 grep -q 'Test run with 3 tests .* passed' "$scratch/app-test.log" ||
     fail "the app's 3 tests did not all run and pass: $(tail -n 20 "$scratch/app-test.log")"
 warnings=$(grep -c 'warning:' "$scratch/app-test.log" || true)
 [ "$warnings" = 0 ] || fail "building the app gave $warnings warnings: $(grep 'warning:' "$scratch/app-test.log" | sort -u)"
-(cd "$app" && "$SWIFT" build >"$scratch/app-build.log" 2>&1) || fail "swift build of the app: $(cat "$scratch/app-build.log")"
+(cd "$app" && TMPDIR=$scratch/tmp "$SWIFT" build >"$scratch/app-build.log" 2>&1) || fail "swift build of the app: $(cat "$scratch/app-build.log")"
 echo "newuser: docs/apps.md app: swift test (building mobiusd's libraries from scratch) ${test_time} s, no warnings"
 
 T=$XDG_RUNTIME_DIR/mobiusd/thermostat.sock
