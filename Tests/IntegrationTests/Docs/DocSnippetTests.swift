@@ -6,9 +6,9 @@ import Testing
 /// unless it is marked `skip:` with the reason (listed by `skippedBlocksSayWhy`). DocCatalog says how blocks are
 /// marked, DocSnippetScript what the runner changes (background commands are waited for, streams get Ctrl-C).
 ///
-/// Each block runs in a mount, PID and network namespace of its own (unshare, as root): a private /tmp, so the
+/// Each block runs in a mount, PID and network namespace of its own with a private /tmp (PrivateTmp), so the
 /// blocks' fixed paths (`/tmp/counter.sock`, `/tmp/mobiusd-UID/…`) meet no other test's, and everything a block
-/// starts, daemons that fork included, ends with it.
+/// starts, daemons that fork included, ends with it; the checkout stays visible even when it lives under /tmp.
 @Suite(
     .serialized, .timeLimit(.minutes(5)),
     .enabled(if: SystemTools.canUnshareMounts, "needs unshare --mount (root) for a private /tmp"))
@@ -99,17 +99,8 @@ struct DocSnippetTests {
         #expect(expected.missing(from: reversed).count == 1)
     }
 
-    /// Runs `script` with bash in private mount, PID and network namespaces with a fresh /tmp.
+    /// Runs `script` with bash in private mount, PID and network namespaces with a fresh /tmp (PrivateTmp).
     static func run(_ script: String) throws -> DaemonToolRun {
-        let unshare = try #require(DaemonSpawn.which("unshare"))
-        let inner = #"mount -t tmpfs -o mode=1777 tmpfs /tmp && exec /bin/bash -c "$1""#
-        let path = "\(DaemonSpawn.buildDirectory):\(SystemProcess.environment("PATH") ?? "/usr/bin:/bin")"
-        return try DaemonToolRun.run(
-            unshare,
-            [
-                "--mount", "--pid", "--net", "--fork", "--kill-child", "--mount-proc", "--propagation", "private",
-                "--", "/bin/bash", "-c", inner, "doccheck", script,
-            ],
-            environment: ["PATH": path, "LANG": "C.UTF-8"], timeout: .seconds(120))
+        try PrivateTmp.run(script)
     }
 }
