@@ -28,6 +28,32 @@ struct JournalLogTests {
         #expect(future.reply["from"] == 100 && future.items.isEmpty)
     }
 
+    /// Compact event lines are journaled as they came, spaced ones encoded again: either way `log` and a restart
+    /// give back the events that were applied.
+    @Test func eventsComeBackAsSentWhateverTheirSpacing() throws {
+        let sandbox = JournalSandbox()
+        let daemon = try sandbox.start(update: #"{"builtin":"store"}"#)
+        let client = try daemon.connect()
+        let lines = [
+            #"{"type":"set","path":"/a b","value":"x \" y"}"#,
+            #"{ "type" : "set", "path" : "/n", "value" : [1, 2.5, {"k": null}] }"#,
+            #"send {"type":"set","path":"/e","value":"tab\there \u00e9"}"#,
+            #"{"type":"set","path":"/u","value":"\\"}"#,
+        ]
+        for line in lines { #expect(try client.request(line).isAck, "\(line)") }
+        let sent = try lines.map { line in
+            try JSONValue(parsing: Array((line.hasPrefix("send ") ? String(line.dropFirst(5)) : line).utf8))
+        }
+        let model = try #require(try client.request("model")["model"])
+        #expect(try JournalSandbox.readLog(client).items.map { $0["event"] } == sent)
+        try daemon.terminate()
+        let again = try sandbox.start(update: #"{"builtin":"store"}"#)
+        let after = try again.connect()
+        #expect(try after.request("model")["model"] == model, "replayed from the records")
+        #expect(try JournalSandbox.readLog(after).items.map { $0["event"] } == sent)
+        try again.terminate()
+    }
+
     @Test func followStreamsNewEventsUntilTheLimit() throws {
         let sandbox = JournalSandbox()
         let daemon = try sandbox.start()

@@ -118,7 +118,7 @@ struct AppsDocShapeTests {
         let harness = LoopHarness(app)
         for (index, row) in rows.enumerated() {
             try #require(row.count == 2, "\(row)")
-            harness.loop.enqueue(client: .event(try JSONValue(parsing: row[0]), ticket(index + 1)))
+            harness.loop.enqueue(client: .event(try JSONValue(parsing: row[0]), text: nil, ticket(index + 1)))
         }
         harness.loop.runPasses()
         let answers = harness.timeline.answers

@@ -158,9 +158,9 @@ struct StoreAppTests {
     func undecodableThroughTheLoop() {
         let harness = LoopHarness(StoreApp.make())
         let tooLong: JSONValue = ["type": "set", "path": .string(Self.pointer(tokens: Self.limit + 1)), "value": 1]
-        harness.loop.enqueue(client: .event(["type": "set", "path": "/a", "value": 1], ticket(1)))
-        harness.loop.enqueue(client: .event(tooLong, ticket(2)))
-        harness.loop.enqueue(client: .event(["type": "merge"], ticket(3)))
+        harness.loop.enqueue(client: .event(["type": "set", "path": "/a", "value": 1], text: nil, ticket(1)))
+        harness.loop.enqueue(client: .event(tooLong, text: nil, ticket(2)))
+        harness.loop.enqueue(client: .event(["type": "merge"], text: nil, ticket(3)))
         harness.loop.enqueue(client: .request(.ping, ticket(4)))
         harness.loop.runPasses()
         let answers = harness.timeline.answers

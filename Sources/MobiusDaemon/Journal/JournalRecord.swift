@@ -21,10 +21,9 @@ struct JournalRecord {
     /// The largest event a record may carry; a larger length field means damage, not a record.
     static let maxEventBytes = 1 << 30
 
-    /// Appends a record for `event` to `buffer`.
+    /// Appends a record for `event` (compact JSON) to `buffer`.
     static func append(seq: UInt64, time: Int64, event: [UInt8], to buffer: inout [UInt8]) {
         let start = buffer.count
-        buffer.reserveCapacity(start + headerSize + event.count)
         appendInteger(UInt32(truncatingIfNeeded: event.count), to: &buffer)
         appendInteger(UInt32(0), to: &buffer)
         appendInteger(seq, to: &buffer)
@@ -38,11 +37,8 @@ struct JournalRecord {
         }
     }
 
-    /// Appends a record for an event given as JSON, encoded straight into `buffer` (no copy of its bytes). Without
-    /// `checksum` the CRC field stays 0: for records that only ever live in memory (`--ephemeral`).
-    static func append(
-        seq: UInt64, time: Int64, encoding event: JSONValue, to buffer: inout [UInt8], checksum: Bool = true
-    ) {
+    /// Appends a record for an event given as JSON, encoded straight into `buffer` (no copy of its bytes).
+    static func append(seq: UInt64, time: Int64, encoding event: JSONValue, to buffer: inout [UInt8]) {
         let start = buffer.count
         appendInteger(UInt32(0), to: &buffer)
         appendInteger(UInt32(0), to: &buffer)
@@ -52,7 +48,6 @@ struct JournalRecord {
         let length = UInt32(truncatingIfNeeded: buffer.count - start - headerSize)
         buffer.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
-            guard checksum else { return }
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
             raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
         }

@@ -3,8 +3,9 @@ import MobiusJSON
 /// What the control server hands the loop for one request line (or a closed connection): the loop's inputs
 /// before the app's codec has decoded the event, so the server needs no knowledge of the app's types.
 enum ClientInput {
-    /// An event line, parsed; the loop decodes it with the app's codec (`InvalidEvent` if that fails).
-    case event(JSONValue, ReplyTicket)
+    /// An event line, parsed; the loop decodes it with the app's codec (`InvalidEvent` if that fails). `text` is
+    /// the line's JSON when it is compact (`JSONWire.compactCopy`), for the journal.
+    case event(JSONValue, text: [UInt8]?, ReplyTicket)
     case request(LoopRequest, ReplyTicket)
     /// A line that was, or tried to be, an event but was refused before the loop.
     case rejected(ErrorCode, String, ReplyTicket)

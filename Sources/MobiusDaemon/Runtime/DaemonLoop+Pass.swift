@@ -16,11 +16,13 @@ extension DaemonLoop {
         let recording = commitHook != nil
         for index in inputs.indices {
             switch inputs[index] {
-            case .event(let event, let json, let source, let ticket):
+            case .event(let event, let json, let text, let source, let ticket):
                 if case .rejectingEvents(let code, let message) = mode {
                     reject(code, message, ticket: ticket, source: source, work: &work)
                 } else {
-                    apply(event, json: json, source: source, ticket: ticket, recording: recording, work: &work)
+                    apply(
+                        event, json: json, text: text, source: source, ticket: ticket, recording: recording,
+                        work: &work)
                 }
             case .request(let request, let ticket):
                 if case .status = request { setPassRemainder(inputs[(index + 1)...]) }
@@ -43,7 +45,7 @@ extension DaemonLoop {
 
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func apply(
-        _ event: Event, json: JSONValue?, source: EventSourceKind, ticket: ReplyTicket?,
+        _ event: Event, json: JSONValue?, text: [UInt8]?, source: EventSourceKind, ticket: ReplyTicket?,
         recording: Bool, work: inout PassWork<Model, Effect>
     ) {
         let next: Next<Model, Effect>
@@ -81,7 +83,7 @@ extension DaemonLoop {
         }
         let needsJSON = recording || !work.monitors.isEmpty
         let eventJSON = needsJSON ? (json ?? app.codec.encodeEvent(event)) : .null
-        if recording { work.entries.append(PassCommit.Entry(seq: work.state.seq, event: eventJSON)) }
+        if recording { work.entries.append(PassCommit.Entry(seq: work.state.seq, event: eventJSON, text: text)) }
         if !work.monitors.isEmpty {
             let line = JSONLine.object([
                 ("trace", "event"), ("seq", .number(JSONNumber(work.state.seq))), ("event", eventJSON),

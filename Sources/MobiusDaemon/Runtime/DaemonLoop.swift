@@ -102,9 +102,10 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Queues a client's input, decoding its event with the app's codec (a failure answers `InvalidEvent`).
     func enqueue(client input: ClientInput) {
         switch input {
-        case .event(let json, let ticket):
+        case .event(let json, let text, let ticket):
             do {
-                queue.append(.event(try app.codec.decodeEvent(json), json: json, source: .client, ticket: ticket))
+                queue.append(
+                    .event(try app.codec.decodeEvent(json), json: json, text: text, source: .client, ticket: ticket))
             } catch {
                 queue.append(
                     .rejected(
@@ -264,7 +265,7 @@ final class DaemonLoop<Model, Event, Effect> {
         var current: [Event] = []
         for input in inputs {
             switch input {
-            case .event(let event, _, _, _):
+            case .event(let event, _, _, _, _):
                 current.append(event)
             case .request(.model, _), .request(.subscribe, _):
                 if !current.isEmpty {

@@ -7,4 +7,28 @@ enum JSONWire {
     static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue {
         try bytes.withUnsafeBytes { try JSONValue(parsing: $0) }
     }
+
+    /// `bytes` (valid JSON) as a copy when it is compact, that is without whitespace outside strings, else `nil`.
+    /// The journal records such text as it came instead of encoding the parsed value again: it parses to the same
+    /// value, and a record's event stays compact.
+    static func compactCopy(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                return nil
+            }
+        }
+        return Array(bytes)
+    }
 }

@@ -4,8 +4,9 @@ import MobiusJSON
 /// a read sees exactly the events queued before it.
 enum PassInput<Event> {
     /// An event, already decoded to the app's type. `json` is its JSON form when it arrived as JSON (the journal
-    /// records that); `ticket` is set when a client is owed a reply.
-    case event(Event, json: JSONValue?, source: EventSourceKind, ticket: ReplyTicket?)
+    /// records that), `text` the compact text it was parsed from when a client sent it (recorded as it is, with
+    /// no second encoding); `ticket` is set when a client is owed a reply.
+    case event(Event, json: JSONValue?, text: [UInt8]? = nil, source: EventSourceKind, ticket: ReplyTicket?)
     /// A read or stream request.
     case request(LoopRequest, ReplyTicket)
     /// A line that was, or tried to be, an event but was refused before the loop (malformed, not permitted):
@@ -18,7 +19,7 @@ enum PassInput<Event> {
 
     /// Where the item came from, for queue depths in `status`.
     var sourceKind: EventSourceKind {
-        if case .event(_, _, let source, _) = self { return source }
+        if case .event(_, _, _, let source, _) = self { return source }
         return .client
     }
 }

@@ -11,10 +11,12 @@ final class JournalSandbox {
 
     /// Starts `mobiusd` on the state directory with `state` (a JSON object's members, e.g. `"snapshotEvents":10`)
     /// in its config.
-    func start(state: String = "", launcher: [String] = [], extra: [String] = []) throws -> DaemonProcess {
+    func start(
+        state: String = "", update: String = #"{"builtin":"counter"}"#, launcher: [String] = [], extra: [String] = []
+    ) throws -> DaemonProcess {
         runs += 1
         let config = scratch.write(
-            "mobiusd-\(runs).json", #"{"update":{"builtin":"counter"},"state":{\#(state)}}"#)
+            "mobiusd-\(runs).json", #"{"update":\#(update),"state":{\#(state)}}"#)
         return try DaemonProcess(
             scratch: scratch,
             arguments: ["--socket", socketPath, "--state-dir", stateDirectory, "--config", config] + extra,
