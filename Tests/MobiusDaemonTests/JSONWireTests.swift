@@ -2,7 +2,7 @@ import Testing
 
 @testable import MobiusDaemon
 
-/// Which event lines the journal records as they came (`JSONWire.compactCopy`).
+/// Which event lines the journal records as they came (`JSONWire.compactText`).
 @Suite("JSON wire: compact event text")
 struct JSONWireTests {
     @Test(arguments: [
@@ -11,7 +11,7 @@ struct JSONWireTests {
     ])
     func compactTextIsKept(text: String) {
         let bytes = Array(text.utf8)
-        #expect(JSONWire.compactCopy(bytes[...]) == bytes)
+        #expect(JSONWire.compactText(bytes[...]) == bytes[...])
     }
 
     @Test(arguments: [
@@ -19,6 +19,6 @@ struct JSONWireTests {
         #"{"a":"\" ","b": 1}"#,
     ])
     func whitespaceOutsideStringsIsNot(text: String) {
-        #expect(JSONWire.compactCopy(Array(text.utf8)[...]) == nil)
+        #expect(JSONWire.compactText(Array(text.utf8)[...]) == nil)
     }
 }

@@ -114,37 +114,4 @@ struct JournalFormatTests {
         #expect(window.appendLines(from: 19, through: 19, maxBytes: 1 << 20, to: &output) == 20, "stops at through")
         #expect(RecentRecords(limit: 0).firstSeq == nil)
     }
-
-    /// The ephemeral window keeps events by their texts: a client's compact text as it came, anything else encoded;
-    /// `log` lines come out the same as from records, and the bound counts each text with its overhead.
-    @Test func theEphemeralWindowKeepsTextsAndServesTheSameLines() throws {
-        let time: Int64 = 1_700_000_000_123_456_000
-        let typed: JSONValue = ["type": "tick", "n": 2]
-        let entries = [
-            PassCommit.Entry(seq: 7, event: ["type": "a b"], text: Array(#"{"type":"a b"}"#.utf8)),
-            PassCommit.Entry(seq: 8, event: typed),
-        ]
-        let window = RecentRecords(limit: 1 << 20)
-        window.append(entries, time: time)
-        var fromTexts: [UInt8] = []
-        #expect(window.appendLines(from: 7, through: 8, maxBytes: 1 << 20, to: &fromTexts) == 9)
-        let records = DaemonJournal.encode(entries, time: time)
-        let reference = RecentRecords(limit: 1 << 20)
-        reference.append(records, firstSeq: 7, lastSeq: 8)
-        var fromRecords: [UInt8] = []
-        #expect(reference.appendLines(from: 7, through: 8, maxBytes: 1 << 20, to: &fromRecords) == 9)
-        #expect(fromTexts == fromRecords)
-        let lines = fromTexts.split(separator: 0x0A).map { try? JSONValue(parsing: Array($0)) }
-        #expect(lines.map { $0?["event"] } == [["type": "a b"], typed])
-        var second: [UInt8] = []
-        #expect(window.appendLines(from: 8, through: 8, maxBytes: 1 << 20, to: &second) == 9, "from inside a pass")
-        #expect(second.split(separator: 0x0A).count == 1)
-
-        let small = RecentRecords(limit: 300)
-        for seq in UInt64(1)...10 {
-            small.append(
-                [PassCommit.Entry(seq: seq, event: .number(JSONNumber(seq)), text: Array("\(seq)".utf8))], time: 0)
-        }
-        #expect(small.firstSeq == 7, "four texts of 73-74 bytes (text, record header, overhead) fit in 300")
-    }
 }

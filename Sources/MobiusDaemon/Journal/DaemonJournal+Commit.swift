@@ -13,11 +13,9 @@ extension DaemonJournal: PassCommitHook {
         snapshotIfDue()
         let time = Self.now()
         guard let writer else {
-            // Ephemeral: the window is the whole history, kept as the events' texts (nothing is encoded for a
-            // client's compact line).
-            committedSeq = last
-            window.append(pass.entries, time: time)
-            onCommitted()
+            // Ephemeral: the window is the whole history.
+            let records = Self.encode(pass.entries, time: time, checksum: false)
+            committed(records, first: first, last: last)
             done(.committed)
             return
         }
@@ -54,14 +52,16 @@ extension DaemonJournal: PassCommitHook {
     }
 
     /// A pass's events in the journal's record format.
-    static func encode(_ entries: [PassCommit.Entry], time: Int64) -> [UInt8] {
+    /// Without `checksum` the CRC fields stay 0: for records that only ever live in memory (`--ephemeral`).
+    static func encode(_ entries: [PassCommit.Entry], time: Int64, checksum: Bool = true) -> [UInt8] {
         var records: [UInt8] = []
         records.reserveCapacity(entries.count * 64)
         for entry in entries {
             if let text = entry.text {
-                JournalRecord.append(seq: entry.seq, time: time, event: text, to: &records)
+                JournalRecord.append(seq: entry.seq, time: time, event: text, to: &records, checksum: checksum)
             } else {
-                JournalRecord.append(seq: entry.seq, time: time, encoding: entry.event, to: &records)
+                JournalRecord.append(
+                    seq: entry.seq, time: time, encoding: entry.event, to: &records, checksum: checksum)
             }
         }
         return records

@@ -21,14 +21,18 @@ struct JournalRecord {
     /// The largest event a record may carry; a larger length field means damage, not a record.
     static let maxEventBytes = 1 << 30
 
-    /// Appends a record for `event` (compact JSON) to `buffer`.
-    static func append(seq: UInt64, time: Int64, event: [UInt8], to buffer: inout [UInt8]) {
+    /// Appends a record for `event` (compact JSON) to `buffer`; without `checksum` the CRC field stays 0 (records
+    /// that only ever live in memory).
+    static func append(
+        seq: UInt64, time: Int64, event: some Collection<UInt8>, to buffer: inout [UInt8], checksum: Bool = true
+    ) {
         let start = buffer.count
         appendInteger(UInt32(truncatingIfNeeded: event.count), to: &buffer)
         appendInteger(UInt32(0), to: &buffer)
         appendInteger(seq, to: &buffer)
         appendInteger(UInt64(bitPattern: time), to: &buffer)
         buffer.append(contentsOf: event)
+        guard checksum else { return }
         let crc = buffer.withUnsafeBytes { raw in
             CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
         }
@@ -37,8 +41,11 @@ struct JournalRecord {
         }
     }
 
-    /// Appends a record for an event given as JSON, encoded straight into `buffer` (no copy of its bytes).
-    static func append(seq: UInt64, time: Int64, encoding event: JSONValue, to buffer: inout [UInt8]) {
+    /// Appends a record for an event given as JSON, encoded straight into `buffer` (no copy of its bytes). Without
+    /// `checksum` the CRC field stays 0: for records that only ever live in memory (`--ephemeral`).
+    static func append(
+        seq: UInt64, time: Int64, encoding event: JSONValue, to buffer: inout [UInt8], checksum: Bool = true
+    ) {
         let start = buffer.count
         appendInteger(UInt32(0), to: &buffer)
         appendInteger(UInt32(0), to: &buffer)
@@ -48,6 +55,7 @@ struct JournalRecord {
         let length = UInt32(truncatingIfNeeded: buffer.count - start - headerSize)
         buffer.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
+            guard checksum else { return }
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
             raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
         }

@@ -2,20 +2,15 @@
 enum LogLine {
     /// `{"seq":N,"time":"RFC3339","event":E}` and a newline.
     static func append(_ record: JournalRecord, to output: inout [UInt8]) {
-        append(seq: record.seq, time: record.time, event: record.event, to: &output)
-    }
-
-    /// The same item from its parts (`event` is compact JSON).
-    static func append(seq: UInt64, time: Int64, event: some Collection<UInt8>, to output: inout [UInt8]) {
         output.append(contentsOf: #"{"seq":"#.utf8)
-        output.append(contentsOf: String(seq).utf8)
+        output.append(contentsOf: String(record.seq).utf8)
         output.append(contentsOf: #","time":""#.utf8)
-        let seconds = time >= 0 ? time / 1_000_000_000 : (time + 1) / 1_000_000_000 - 1
-        let nanoseconds = time - seconds * 1_000_000_000
+        let seconds = record.time >= 0 ? record.time / 1_000_000_000 : (record.time + 1) / 1_000_000_000 - 1
+        let nanoseconds = record.time - seconds * 1_000_000_000
         output.append(
             contentsOf: RFC3339.format(seconds: Int(seconds), nanoseconds: Int(nanoseconds), fractionDigits: 6).utf8)
         output.append(contentsOf: #"","event":"#.utf8)
-        output.append(contentsOf: event)
+        output.append(contentsOf: record.event)
         output.append(contentsOf: "}\n".utf8)
     }
 

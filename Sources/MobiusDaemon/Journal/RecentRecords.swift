@@ -5,23 +5,9 @@ final class RecentRecords {
     private struct Chunk {
         let firstSeq: UInt64
         let lastSeq: UInt64
-        let content: Content
-        /// What the chunk counts against the bound.
-        let size: Int
-    }
-
-    /// A pass as the journal wrote it, or (with `--ephemeral`, where nothing is written) its events' texts as
-    /// they are: a client's compact line is kept without encoding or copying it again.
-    private enum Content {
         /// Records in the journal's format.
-        case records([UInt8])
-        /// Each event's compact JSON, in seq order from `firstSeq`, all written at `time`.
-        case texts(time: Int64, [[UInt8]])
+        let bytes: [UInt8]
     }
-
-    /// What a kept text costs beyond its bytes (its array and its place in the chunk), counted against the bound so
-    /// that it bounds memory, not only bytes.
-    static let perTextOverhead = 48
 
     private var chunks: [Chunk] = []
     private var head = 0
@@ -38,29 +24,10 @@ final class RecentRecords {
     /// Keeps a committed pass's records, dropping the oldest beyond the bound (the newest pass always stays).
     func append(_ records: [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
         guard limit > 0, !records.isEmpty else { return }
-        keep(Chunk(firstSeq: firstSeq, lastSeq: lastSeq, content: .records(records), size: records.count))
-    }
-
-    /// Keeps a committed pass's events (seqs `firstSeq...`) by their texts, written at `time`: the ephemeral
-    /// journal's way, which writes no records. An event without a client's text is encoded here.
-    func append(_ entries: [PassCommit.Entry], time: Int64) {
-        guard limit > 0, let first = entries.first?.seq, let last = entries.last?.seq else { return }
-        var texts: [[UInt8]] = []
-        texts.reserveCapacity(entries.count)
-        var size = 0
-        for entry in entries {
-            let text = entry.text ?? entry.event.encoded()
-            size += text.count + JournalRecord.headerSize + Self.perTextOverhead
-            texts.append(text)
-        }
-        keep(Chunk(firstSeq: first, lastSeq: last, content: .texts(time: time, texts), size: size))
-    }
-
-    private func keep(_ chunk: Chunk) {
-        chunks.append(chunk)
-        bytes += chunk.size
+        chunks.append(Chunk(firstSeq: firstSeq, lastSeq: lastSeq, bytes: records))
+        bytes += records.count
         while bytes > limit, head < chunks.count - 1 {
-            bytes -= chunks[head].size
+            bytes -= chunks[head].bytes.count
             head += 1
         }
         if head > 64 && head * 2 > chunks.count {
@@ -81,26 +48,16 @@ final class RecentRecords {
         while index < chunks.count, next <= through, output.count - start < maxBytes {
             let chunk = chunks[index]
             if chunk.lastSeq >= next {
-                switch chunk.content {
-                case .records(let records):
-                    records.withUnsafeBytes { raw in
-                        var offset = 0
-                        while offset < raw.count, next <= through, output.count - start < maxBytes {
-                            guard
-                                case .record(let record, let after) = JournalRecord.parse(
-                                    raw, at: offset, verify: false)
-                            else { return }
-                            if record.seq == next {
-                                LogLine.append(record, to: &output)
-                                next += 1
-                            }
-                            offset = after
+                chunk.bytes.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count, next <= through, output.count - start < maxBytes {
+                        guard case .record(let record, let after) = JournalRecord.parse(raw, at: offset, verify: false)
+                        else { return }
+                        if record.seq == next {
+                            LogLine.append(record, to: &output)
+                            next += 1
                         }
-                    }
-                case .texts(let time, let texts):
-                    while next <= chunk.lastSeq, next <= through, output.count - start < maxBytes {
-                        LogLine.append(seq: next, time: time, event: texts[Int(next - chunk.firstSeq)], to: &output)
-                        next += 1
+                        offset = after
                     }
                 }
             }

@@ -4,8 +4,9 @@ import MobiusJSON
 /// before the app's codec has decoded the event, so the server needs no knowledge of the app's types.
 enum ClientInput {
     /// An event line, parsed; the loop decodes it with the app's codec (`InvalidEvent` if that fails). `text` is
-    /// the line's JSON when it is compact (`JSONWire.compactCopy`), for the journal.
-    case event(JSONValue, text: [UInt8]?, ReplyTicket)
+    /// the line's JSON when it is compact (`JSONWire.compactText`), for the journal: a slice of bytes nothing
+    /// changes (a batch's array, or a copy).
+    case event(JSONValue, text: ArraySlice<UInt8>?, ReplyTicket)
     case request(LoopRequest, ReplyTicket)
     /// A line that was, or tried to be, an event but was refused before the loop.
     case rejected(ErrorCode, String, ReplyTicket)

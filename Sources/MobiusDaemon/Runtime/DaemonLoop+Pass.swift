@@ -45,7 +45,7 @@ extension DaemonLoop {
 
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func apply(
-        _ event: Event, json: JSONValue?, text: [UInt8]?, source: EventSourceKind, ticket: ReplyTicket?,
+        _ event: Event, json: JSONValue?, text: ArraySlice<UInt8>?, source: EventSourceKind, ticket: ReplyTicket?,
         recording: Bool, work: inout PassWork<Model, Effect>
     ) {
         let next: Next<Model, Effect>

@@ -8,10 +8,10 @@ enum JSONWire {
         try bytes.withUnsafeBytes { try JSONValue(parsing: $0) }
     }
 
-    /// `bytes` (valid JSON) as a copy when it is compact, that is without whitespace outside strings, else `nil`.
-    /// The journal records such text as it came instead of encoding the parsed value again: it parses to the same
-    /// value, and a record's event stays compact.
-    static func compactCopy(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+    /// `bytes` (valid JSON) when it is compact, that is without whitespace outside strings, else `nil`. The journal
+    /// records such text as it came instead of encoding the parsed value again: it parses to the same value, and a
+    /// record's event stays compact.
+    static func compactText(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         var inString = false
         var escaped = false
         for byte in bytes {
@@ -29,6 +29,6 @@ enum JSONWire {
                 return nil
             }
         }
-        return Array(bytes)
+        return bytes
     }
 }

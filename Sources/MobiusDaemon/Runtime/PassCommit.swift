@@ -8,7 +8,7 @@ struct PassCommit: Sendable {
         /// The event as JSON (as it arrived, or encoded by the app's codec).
         let event: JSONValue
         /// The compact text a client sent it as, when there is one: recorded as it is instead of encoding `event`.
-        var text: [UInt8]? = nil
+        var text: ArraySlice<UInt8>? = nil
     }
 
     /// The applied events, in seq order (may be empty: a pass of reads only).

@@ -6,7 +6,8 @@ enum PassInput<Event> {
     /// An event, already decoded to the app's type. `json` is its JSON form when it arrived as JSON (the journal
     /// records that), `text` the compact text it was parsed from when a client sent it (recorded as it is, with
     /// no second encoding); `ticket` is set when a client is owed a reply.
-    case event(Event, json: JSONValue?, text: [UInt8]? = nil, source: EventSourceKind, ticket: ReplyTicket?)
+    case event(
+        Event, json: JSONValue?, text: ArraySlice<UInt8>? = nil, source: EventSourceKind, ticket: ReplyTicket?)
     /// A read or stream request.
     case request(LoopRequest, ReplyTicket)
     /// A line that was, or tried to be, an event but was refused before the loop (malformed, not permitted):

@@ -161,7 +161,13 @@ final class ControlServer: ClientConnectionOwner {
             if let request = RequestInterpreter.interpret(
                 input[start..<end], number: connection.linesConsumed, state: &state)
             {
-                submit(request, on: connection)
+                // An event's text is a slice of the connection's input, which later reads change: it gets bytes of
+                // its own (a batch's lines are an array of their own, so the parse thread keeps slices).
+                if case .event(let json, let text?, let ticket) = request {
+                    submit(.event(json, text: Array(text)[...], ticket), on: connection)
+                } else {
+                    submit(request, on: connection)
+                }
             }
             connection.requests = state
             if state.quit { connection.closeAfterFlush = true }

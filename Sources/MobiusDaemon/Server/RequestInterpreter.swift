@@ -54,7 +54,7 @@ enum RequestInterpreter {
                 state: state, eventLike: true)
         }
         do {
-            return .event(try JSONWire.parse(text), text: JSONWire.compactCopy(text), ticket(number, state))
+            return .event(try JSONWire.parse(text), text: JSONWire.compactText(text), ticket(number, state))
         } catch {
             return failure(.invalidJSON, "invalid JSON: \(error)", number: number, state: state, eventLike: true)
         }
