@@ -22,3 +22,35 @@ struct JSONWireTests {
         #expect(JSONWire.compactText(Array(text.utf8)[...]) == nil)
     }
 }
+
+/// What a parse-thread batch's events keep of it until their pass is committed.
+@Suite("Line batches: event texts")
+struct LineBatchTextTests {
+    static func interpret(_ text: String) -> [ClientInput] {
+        let state = RequestState(connection: 1, peerUID: 0, canRead: true, canWrite: true)
+        let job = LineBatch.Job(
+            connection: 1, bytes: Array(text.utf8), firstLine: 1, state: state, replyBudget: 1 << 20,
+            maxInputs: 1000, maxLineBytes: 1 << 20)
+        return LineBatch.interpret(job).inputs
+    }
+
+    static func texts(_ inputs: [ClientInput]) -> [ArraySlice<UInt8>] {
+        inputs.compactMap { input in
+            if case .event(_, let text?, _) = input { return text }
+            return nil
+        }
+    }
+
+    @Test func eventsOfABatchOfEventsAreSlicesOfIt() {
+        let texts = Self.texts(Self.interpret(String(repeating: #"{"type":"increment"}"# + "\n", count: 3)))
+        #expect(texts.map { Array($0) } == Array(repeating: Array(#"{"type":"increment"}"#.utf8), count: 3))
+        #expect(texts.map(\.startIndex) == [0, 21, 42], "no copies")
+    }
+
+    @Test func eventsAmongLongerLinesGetBytesOfTheirOwn() {
+        let padding = "ping" + String(repeating: " ", count: 1000) + "\n"
+        let texts = Self.texts(Self.interpret(padding + #"{"type":"increment"}"# + "\n" + padding))
+        #expect(texts.map { Array($0) } == [Array(#"{"type":"increment"}"#.utf8)])
+        #expect(texts.map(\.startIndex) == [0], "copied: the batch's 2 KB are not kept for a 20-byte event")
+    }
+}

@@ -34,6 +34,7 @@ struct LineBatch: Sendable {
         var budget = job.replyBudget
         let bytes = job.bytes
         var start = 0
+        var textBytes = 0
         while start < bytes.count, !result.state.quit, result.inputs.count < job.maxInputs {
             guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
             var end = newline
@@ -45,11 +46,22 @@ struct LineBatch: Sendable {
             start = newline + 1
             let number = job.firstLine + result.linesConsumed - 1
             guard let input = RequestInterpreter.interpret(line, number: number, state: &result.state) else { continue }
+            if case .event(_, let text?, _) = input { textBytes += text.count }
             result.inputs.append(input)
             let estimate = RequestInterpreter.replyEstimate(input)
             if estimate == ClientConnection.modelSized { break }
             budget -= estimate
             if budget < 1024 { break }
+        }
+        // Event texts are slices of the batch, which they keep alive until their pass is committed. When they are
+        // less than half of it (events among long other lines), each gets bytes of its own, so what the queue holds
+        // stays within twice the events' size.
+        if textBytes > 0 && textBytes * 2 < result.bytesConsumed {
+            for index in result.inputs.indices {
+                if case .event(let json, let text?, let ticket) = result.inputs[index] {
+                    result.inputs[index] = .event(json, text: Array(text)[...], ticket)
+                }
+            }
         }
         return result
     }
