@@ -46,6 +46,9 @@ class HandshakeTests(unittest.TestCase):
             self.assertEqual(plugin.call("effect", {"effect": "echo"})["error"]["code"], -32002)
             self.assertEqual(plugin.call("ping")["result"], {})
             plugin.initialize()
+            # The fixture's start hook emits "started" once initialized; read it first, or it may come before the
+            # reply below (a race seen in a clean-clone run).
+            self.assertEqual(plugin.read()["params"]["event"]["type"], "started")
             self.assertEqual(plugin.call("initialize", {"protocol": 1})["error"]["code"], -32600)
 
     def test_options_reach_handlers(self):
