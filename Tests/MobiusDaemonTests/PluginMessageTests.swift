@@ -9,7 +9,8 @@ struct PluginMessageTests {
     @Test("the hand-written effect request is the same JSON as the generic request")
     func effectRequestMatchesTheGenericForm() throws {
         let effect: JSONValue = ["type": "work", "text": "a \"quoted\" line\n", "n": 12_345_678_901_234]
-        let direct = PluginMessage.effectRequest(id: 9_007_199_254_740_993, effect: effect)
+        var direct: [UInt8] = []
+        PluginMessage.appendEffectRequest(id: 9_007_199_254_740_993, effect: effect, to: &direct)
         let generic = PluginMessage.request(
             id: 9_007_199_254_740_993, method: "effect", params: .object(["effect": effect]))
         #expect(direct == generic)

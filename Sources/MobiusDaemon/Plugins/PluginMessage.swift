@@ -53,15 +53,8 @@ enum PluginMessage {
         ])
     }
 
-    /// An `effect` request line, written directly: the hot path of every effect, so no object is built around
-    /// the effect before it is encoded.
-    static func effectRequest(id: Int64, effect: JSONValue) -> [UInt8] {
-        var line: [UInt8] = []
-        appendEffectRequest(id: id, effect: effect, to: &line)
-        return line
-    }
-
-    /// Appends the `effectRequest` line to `buffer` (a plugin's stdin queue), with no line array in between.
+    /// Appends an `effect` request line to `buffer` (a plugin's stdin queue), written directly: the hot path of every
+    /// effect, so no object is built around the effect and no line array comes in between.
     static func appendEffectRequest(id: Int64, effect: JSONValue, to buffer: inout [UInt8]) {
         buffer.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
         buffer.append(contentsOf: String(id).utf8)
