@@ -126,7 +126,7 @@ struct EventInboxTests {
         for index in 0..<5 { inbox.post(.number(JSONNumber(index))) }
         harness.loop.inboxHasItems()
         harness.loop.runPasses()
-        #expect(hook.passes.map { $0.entries.count } == [2, 2, 1])
+        #expect(hook.passes.map { $0.recorded.count } == [2, 2, 1])
         #expect(harness.loop.state.model == [0, 1, 2, 3, 4])
         #expect(!harness.loop.hasQueuedInputs)
     }

@@ -22,6 +22,30 @@ struct JournalFormatTests {
         }
     }
 
+    @Test func sealingAPasssRecordsGivesTheChecksummedRecords() {
+        var checked: [UInt8] = []
+        var pass = PassCommit(time: 42, expectedEvents: 3)
+        let events: [JSONValue] = [["type": "increment"], [], ["a": ["b": "c d"]]]
+        for (offset, event) in events.enumerated() {
+            let seq = UInt64(10 + offset)
+            JournalRecord.append(seq: seq, time: 42, encoding: event, to: &checked)
+            if offset == 1 {
+                pass.append(seq: seq, text: Array("[]".utf8)[...])
+            } else {
+                pass.append(seq: seq, encoding: event)
+            }
+        }
+        #expect(pass.seqs == 10...12)
+        var records = pass.takeRecords()
+        #expect(pass.records.isEmpty, "taking leaves the pass empty")
+        #expect(records != checked, "a pass's records carry no checksums until sealed")
+        JournalRecord.seal(&records)
+        #expect(records == checked)
+        var empty: [UInt8] = []
+        JournalRecord.seal(&empty)
+        #expect(empty.isEmpty)
+    }
+
     @Test func recordsRoundTripAndEveryCutOrFlipIsCaught() {
         var buffer: [UInt8] = []
         JournalRecord.append(seq: 7, time: 1_700_000_000_123_456_789, encoding: ["type": "increment"], to: &buffer)

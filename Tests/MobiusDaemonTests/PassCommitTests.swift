@@ -34,7 +34,7 @@ struct PassCommitTests {
             clientRequest(.ping, line: 7),
         ])
         let timeline = harness.timeline
-        #expect(hook.passes.last?.entries.map(\.seq) == [2, 3, 4], "the hook saw the pass as computed")
+        #expect(hook.passes.last?.recorded.map(\.seq) == [2, 3, 4], "the hook saw the pass as computed")
         #expect(timeline.kinds == ["commit", "delivered"], "no model line, no effect")
         let answers = timeline.answers
         #expect(answers.count == 6)
@@ -63,7 +63,7 @@ struct PassCommitTests {
         harness.run([clientEvent(Counting.add, line: 2), clientEvent(Counting.add, line: 3)])
         harness.timeline.clear()
         harness.run([clientEvent(Counting.add, line: 4)])
-        #expect(hook.passes.last?.entries.map(\.seq) == [2])
+        #expect(hook.passes.last?.recorded.map(\.seq) == [2])
         #expect(harness.timeline.kinds == ["commit", "delivered", "model", "effect"])
         #expect(harness.timeline.answers == [.ack(2)])
         #expect(harness.timeline.models.map(\.line) == [["seq": 2, "model": 2]])
@@ -160,7 +160,7 @@ struct PassCommitTests {
         timeline.clear()
         harness.loop.runPasses()
         #expect(hook.passes.count == 3)
-        #expect(hook.passes.last?.entries.map(\.seq) == [2, 3], "the inputs queued meanwhile form one pass")
+        #expect(hook.passes.last?.recorded.map(\.seq) == [2, 3], "the inputs queued meanwhile form one pass")
         #expect(timeline.kinds == ["commit"])
         hook.finishPending(.committed)
         #expect(timeline.answers == [.ack(2), .line(["ok": true, "seq": 2, "model": 2]), .ack(3)])
@@ -176,7 +176,7 @@ struct PassCommitTests {
         hook.finishPending(.failed(.storageFailure, "journal: no space left on device"))
         #expect(harness.timeline.answers.map(\.errorMessage) == ["journal: no space left on device"])
         harness.loop.runPasses()
-        #expect(hook.passes.last?.entries.map(\.seq) == [1], "the failed pass's seq is given again")
+        #expect(hook.passes.last?.recorded.map(\.seq) == [1], "the failed pass's seq is given again")
         hook.finishPending(.committed)
         #expect(harness.timeline.answers.last == .ack(1))
     }
@@ -193,12 +193,12 @@ struct PassCommitTests {
             clientEvent(Counting.quiet, line: 4),
             .event(Counting.add, json: nil, source: .timer, ticket: nil),
         ])
-        let entries = try #require(hook.passes.first?.entries)
+        let entries = try #require(hook.passes.first?.recorded)
         #expect(entries.map(\.seq) == [1, 2, 3])
         #expect(entries.map(\.event) == [Counting.add, Counting.quiet, Counting.add])
         harness.run([clientRequest(.ping, line: 5)])
         #expect(hook.passes.count == 2)
-        #expect(hook.passes.last?.entries.isEmpty == true, "a pass of reads commits nothing")
+        #expect(hook.passes.last?.records.isEmpty == true, "a pass of reads commits nothing")
         #expect(timeline.answers.last == .line(["ok": true, "seq": 3]))
     }
 
@@ -212,8 +212,8 @@ struct PassCommitTests {
             .event(.refuse, json: nil, source: .client, ticket: ticket(2)),
             .event(.add(5), json: nil, source: .effect, ticket: nil),
         ])
-        #expect(hook.passes.first?.entries.map(\.seq) == [1, 2])
-        #expect(hook.passes.first?.entries.map(\.event) == [["add": ["_0": 2]], ["add": ["_0": 5]]])
+        #expect(hook.passes.first?.recorded.map(\.seq) == [1, 2])
+        #expect(hook.passes.first?.recorded.map(\.event) == [["add": ["_0": 2]], ["add": ["_0": 5]]])
         #expect(harness.loop.state.model == Tally(count: 7))
     }
 }

@@ -114,8 +114,8 @@ struct UpdateRejectionTests {
             .event(.grow, json: nil, source: .client, ticket: ticket(3)),
         ])
         #expect(hook.passes.count == 1)
-        #expect(hook.passes.first?.entries.map(\.seq) == [1, 2])
-        #expect(hook.passes.first?.entries.map(\.event) == [["grow": [:]], ["grow": [:]]])
+        #expect(hook.passes.first?.recorded.map(\.seq) == [1, 2])
+        #expect(hook.passes.first?.recorded.map(\.event) == [["grow": [:]], ["grow": [:]]])
         #expect(harness.timeline.answers.last?.errorCode == "InvalidEvent")
     }
 

@@ -5,44 +5,45 @@ extension DaemonJournal: PassCommitHook {
     /// Journals a pass: one write and, with `fsync: "always"`, one fdatasync for all its events (group commit).
     /// `done` runs on the reactor thread: at once with `batch`, `never` and `--ephemeral`, after the fdatasync with
     /// `always`.
-    func commit(_ pass: PassCommit, done: @escaping (CommitOutcome) -> Void) {
-        guard let first = pass.entries.first?.seq, let last = pass.entries.last?.seq else {
+    func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void) {
+        guard let seqs = pass.seqs else {
             done(.committed)
             return
         }
         snapshotIfDue()
-        let time = Self.now()
+        var records = pass.takeRecords()
         guard let writer else {
-            // Ephemeral: the window is the whole history.
-            let records = Self.encode(pass.entries, time: time, checksum: false)
-            committed(records, first: first, last: last)
+            // Ephemeral: the window is the whole history, and its records never leave memory (no checksums).
+            committed(records, seqs: seqs)
             done(.committed)
             return
         }
         guard settings.fsync == .always, let reactor else {
-            let records = Self.encode(pass.entries, time: time)
+            JournalRecord.seal(&records)
             do {
-                try writer.append(records, firstSeq: first, lastSeq: last)
+                try writer.append(records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
             } catch {
                 done(failed(error))
                 return
             }
-            committed(records, first: first, last: last)
+            committed(records, seqs: seqs)
             scheduleBatchSync()
             done(.committed)
             return
         }
-        let entries = pass.entries
+        JournalRecord.seal(&records)
+        let sealed = records
         let waker = reactor.waker
         let journal = ReactorBound(value: self)
         let finish = ReactorBound(value: done)
         journalThread.submit {
-            let records = Self.encode(entries, time: time)
-            let result = Result { () throws(SystemError) in try writer.append(records, firstSeq: first, lastSeq: last) }
+            let result = Result { () throws(SystemError) in
+                try writer.append(sealed, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
+            }
             waker.post {
                 switch result {
                 case .success:
-                    journal.value.committed(records, first: first, last: last)
+                    journal.value.committed(sealed, seqs: seqs)
                     finish.value(.committed)
                 case .failure(let error):
                     finish.value(journal.value.failed(error))
@@ -51,32 +52,11 @@ extension DaemonJournal: PassCommitHook {
         }
     }
 
-    /// A pass's events in the journal's record format.
-    /// Without `checksum` the CRC fields stay 0: for records that only ever live in memory (`--ephemeral`).
-    static func encode(_ entries: [PassCommit.Entry], time: Int64, checksum: Bool = true) -> [UInt8] {
-        var records: [UInt8] = []
-        records.reserveCapacity(entries.count * 64)
-        for entry in entries {
-            if let text = entry.text {
-                JournalRecord.append(seq: entry.seq, time: time, event: text, to: &records, checksum: checksum)
-            } else {
-                JournalRecord.append(
-                    seq: entry.seq, time: time, encoding: entry.event, to: &records, checksum: checksum)
-            }
-        }
-        return records
-    }
-
-    static func now() -> Int64 {
-        let (seconds, nanoseconds) = SystemProcess.wallClock()
-        return Int64(seconds) * 1_000_000_000 + Int64(nanoseconds)
-    }
-
-    private func committed(_ records: [UInt8], first: UInt64, last: UInt64) {
-        committedSeq = last
-        eventsSinceSnapshot += Int(last - first + 1)
+    private func committed(_ records: [UInt8], seqs: ClosedRange<UInt64>) {
+        committedSeq = seqs.upperBound
+        eventsSinceSnapshot += seqs.count
         bytesSinceSnapshot += records.count
-        window.append(records, firstSeq: first, lastSeq: last)
+        window.append(records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
         onCommitted()
     }
 
@@ -110,7 +90,7 @@ extension DaemonJournal: PassCommitHook {
         snapshotRunning = true
         eventsSinceSnapshot = 0
         bytesSinceSnapshot = 0
-        let snapshot = SnapshotFile(epoch: epoch, seq: seq, time: Self.now(), model: model)
+        let snapshot = SnapshotFile(epoch: epoch, seq: seq, time: PassCommit.now(), model: model)
         let waker = reactor.waker
         let journal = ReactorBound(value: self)
         let log = self.log

@@ -180,7 +180,7 @@ final class PluginChannel {
     private func splitLines(_ bytes: ArraySlice<UInt8>) {
         var start = bytes.startIndex
         while start < bytes.endIndex, !isClosed {
-            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+            guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes[start...]) else {
                 appendPartial(bytes[start...])
                 return
             }

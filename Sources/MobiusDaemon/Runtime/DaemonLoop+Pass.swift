@@ -13,16 +13,14 @@ extension DaemonLoop {
         var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
         work.prepared = prepared
         work.outputs = takeSpareOutputs()
-        let recording = commitHook != nil
+        if commitHook != nil { work.journal = PassCommit(expectedEvents: inputs.count) }
         for index in inputs.indices {
             switch inputs[index] {
             case .event(let event, let json, let text, let source, let ticket):
                 if case .rejectingEvents(let code, let message) = mode {
                     reject(code, message, ticket: ticket, source: source, work: &work)
                 } else {
-                    apply(
-                        event, json: json, text: text, source: source, ticket: ticket, recording: recording,
-                        work: &work)
+                    apply(event, json: json, text: text, source: source, ticket: ticket, work: &work)
                 }
             case .request(let request, let ticket):
                 if case .status = request { setPassRemainder(inputs[(index + 1)...]) }
@@ -46,7 +44,7 @@ extension DaemonLoop {
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func apply(
         _ event: Event, json: JSONValue?, text: ArraySlice<UInt8>?, source: EventSourceKind, ticket: ReplyTicket?,
-        recording: Bool, work: inout PassWork<Model, Effect>
+        work: inout PassWork<Model, Effect>
     ) {
         let next: Next<Model, Effect>
         do {
@@ -77,17 +75,32 @@ extension DaemonLoop {
         }
         work.state.seq += 1
         work.state.accepted += 1
-        work.effects.append(contentsOf: next.effects)
+        if !next.effects.isEmpty { work.effects.append(contentsOf: next.effects) }
         if let ticket {
             work.outputs.append(.reply(ticket.connection, ticket.mode == .on ? .ack(work.state.seq) : .none))
         }
-        let needsJSON = recording || !work.monitors.isEmpty
-        let eventJSON = needsJSON ? (json ?? app.codec.encodeEvent(event)) : .null
-        if recording { work.entries.append(PassCommit.Entry(seq: work.state.seq, event: eventJSON, text: text)) }
+        let seq = work.state.seq
+        var eventJSON = json
+        if work.journal != nil {
+            if let text {
+                work.journal?.append(seq: seq, text: text)
+            } else {
+                let encoded = eventJSON ?? app.codec.encodeEvent(event)
+                eventJSON = encoded
+                work.journal?.append(seq: seq, encoding: encoded)
+            }
+        }
         if !work.monitors.isEmpty {
-            let line = JSONLine.object([
-                ("trace", "event"), ("seq", .number(JSONNumber(work.state.seq))), ("event", eventJSON),
-            ])
+            // The event as its sender wrote it: the JSON when kept, else the text parsed again.
+            let traced: JSONValue
+            if let eventJSON {
+                traced = eventJSON
+            } else if let text, let parsed = try? JSONWire.parse(text) {
+                traced = parsed
+            } else {
+                traced = app.codec.encodeEvent(event)
+            }
+            let line = JSONLine.object([("trace", "event"), ("seq", .number(JSONNumber(seq))), ("event", traced)])
             for monitor in work.monitors { work.outputs.append(.trace(monitor, line)) }
         }
     }

@@ -104,8 +104,12 @@ final class DaemonLoop<Model, Event, Effect> {
         switch input {
         case .event(let json, let text, let ticket):
             do {
+                // With the text there is no need to keep the JSON too: the journal records the text, and a
+                // monitor's trace line parses it again (one reference less to copy per event on the hot path).
                 queue.append(
-                    .event(try app.codec.decodeEvent(json), json: json, text: text, source: .client, ticket: ticket))
+                    .event(
+                        try app.codec.decodeEvent(json), json: text == nil ? json : JSONValue?.none, text: text, source: .client,
+                        ticket: ticket))
             } catch {
                 queue.append(
                     .rejected(
@@ -291,7 +295,7 @@ final class DaemonLoop<Model, Event, Effect> {
             return
         }
         committing = true
-        hook.commit(PassCommit(entries: work.entries)) { [self] outcome in
+        hook.commit(work.journal.take() ?? PassCommit()) { [self] outcome in
             committing = false
             switch outcome {
             case .committed:
@@ -312,6 +316,12 @@ final class DaemonLoop<Model, Event, Effect> {
         if inputs.count >= 256, let releaseElsewhere {
             var handed: [PassInput<Event>] = []
             swap(&handed, &inputs)
+            // The next queue gets a fresh array as big as this one was, so a flood's queue does not grow (and copy
+            // itself) from empty every pass.
+            if spareQueue.capacity < handed.count {
+                spareQueue = []
+                spareQueue.reserveCapacity(min(handed.count, 65_536))
+            }
             releaseElsewhere(ReactorBound(value: handed))
             return
         }

@@ -1,16 +1,52 @@
 import MobiusJSON
+import MobiusSystem
 
-/// The events a pass applied, handed to the commit hook before anything of the pass leaves the loop.
+/// The events a pass applied, as journal records, handed to the commit hook before anything of the pass leaves the
+/// loop. The pass writes each record as it applies the event (from the text a client sent when there is one), so
+/// committing needs no second walk over the events.
 struct PassCommit: Sendable {
-    /// One applied event.
-    struct Entry: Sendable {
-        let seq: UInt64
-        /// The event as JSON (as it arrived, or encoded by the app's codec).
-        let event: JSONValue
-        /// The compact text a client sent it as, when there is one: recorded as it is instead of encoding `event`.
-        var text: ArraySlice<UInt8>? = nil
+    /// The applied events in seq order, in the journal's record format (`JournalRecord`), with the checksum fields
+    /// still 0: `JournalRecord.seal` fills them where records go to disk.
+    private(set) var records: [UInt8] = []
+    /// The first and last seq recorded; `nil` for a pass of reads only.
+    private(set) var seqs: ClosedRange<UInt64>?
+    /// Every record's time: when the pass was computed, in nanoseconds since 1970 (UTC).
+    let time: Int64
+
+    /// Room is made for `expectedEvents` records of a typical size up front, so a big pass does not copy its
+    /// records as they grow.
+    init(time: Int64 = PassCommit.now(), expectedEvents: Int = 0) {
+        self.time = time
+        records.reserveCapacity(expectedEvents * 48)
     }
 
-    /// The applied events, in seq order (may be empty: a pass of reads only).
-    let entries: [Entry]
+    /// Records an event the client sent as compact JSON `text`.
+    mutating func append(seq: UInt64, text: some Collection<UInt8>) {
+        JournalRecord.append(seq: seq, time: time, event: text, to: &records, checksum: false)
+        extend(to: seq)
+    }
+
+    /// Records an event given as JSON, encoded straight into the records.
+    mutating func append(seq: UInt64, encoding event: JSONValue) {
+        JournalRecord.append(seq: seq, time: time, encoding: event, to: &records, checksum: false)
+        extend(to: seq)
+    }
+
+    /// Hands the records over, leaving this empty (so the caller owns the only reference and can seal them in
+    /// place).
+    mutating func takeRecords() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &records)
+        return taken
+    }
+
+    private mutating func extend(to seq: UInt64) {
+        seqs = (seqs?.lowerBound ?? seq)...seq
+    }
+
+    /// Wall-clock time now, in nanoseconds since 1970 (UTC).
+    static func now() -> Int64 {
+        let (seconds, nanoseconds) = SystemProcess.wallClock()
+        return Int64(seconds) * 1_000_000_000 + Int64(nanoseconds)
+    }
 }

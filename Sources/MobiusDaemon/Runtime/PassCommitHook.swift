@@ -7,5 +7,5 @@ import MobiusJSON
 /// pass starts; requests arriving meanwhile queue up and form the next pass (group commit).
 protocol PassCommitHook: AnyObject {
     /// Makes the pass durable (or fails).
-    func commit(_ pass: PassCommit, done: @escaping (CommitOutcome) -> Void)
+    func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void)
 }

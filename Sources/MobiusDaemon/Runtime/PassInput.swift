@@ -3,8 +3,8 @@ import MobiusJSON
 /// One item of the loop's queue, in arrival order. A pass takes the whole queue and handles each item in order, so
 /// a read sees exactly the events queued before it.
 enum PassInput<Event> {
-    /// An event, already decoded to the app's type. `json` is its JSON form when it arrived as JSON (the journal
-    /// records that), `text` the compact text it was parsed from when a client sent it (recorded as it is, with
+    /// An event, already decoded to the app's type. `json` is its JSON form when it arrived as JSON and there is
+    /// no `text` (the journal records that), `text` the compact text it was parsed from when a client sent it (recorded as it is, with
     /// no second encoding); `ticket` is set when a client is owed a reply.
     case event(
         Event, json: JSONValue?, text: ArraySlice<UInt8>? = nil, source: EventSourceKind, ticket: ReplyTicket?)

@@ -13,8 +13,8 @@ struct PassWork<Model, Effect> {
 
     var state: LoopState<Model>
     var outputs: [PassOutput] = []
-    /// The applied events for the commit hook (only collected when there is a hook).
-    var entries: [PassCommit.Entry] = []
+    /// The applied events as records for the commit hook (only when there is a hook).
+    var journal: PassCommit?
     var effects: [Effect] = []
     var streamChanges: [StreamChange] = []
     /// Monitors as of the current point of the pass (those before it, plus and minus this pass's changes).

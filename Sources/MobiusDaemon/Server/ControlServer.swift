@@ -133,7 +133,7 @@ final class ControlServer: ClientConnectionOwner {
             let start = connection.inputStart
             guard start < input.count else { return }
             let searchEnd = min(input.count, start + settings.maxLineBytes + 2)
-            let found = input[max(connection.scanFrom, start)..<searchEnd].firstIndex(of: newline)
+            let found = ByteSearch.firstIndex(of: newline, in: input, range: max(connection.scanFrom, start)..<searchEnd)
             var end: Int
             var next: Int
             if let found {

@@ -1,3 +1,5 @@
+import MobiusSystem
+
 /// Complete request lines of one connection, cut from its input for the parse thread, and what interpreting them
 /// gave. While a batch is out, the connection hands nothing else to the loop, so its replies stay in line order.
 struct LineBatch: Sendable {
@@ -31,12 +33,15 @@ struct LineBatch: Sendable {
     /// `maxLineBytes` is left for the reactor, which answers `LineTooLong`.
     static func interpret(_ job: Job) -> Result {
         var result = Result(connection: job.connection, state: job.state)
+        // About one input per 32 bytes of lines (a short event is 21), so a batch rarely grows its array.
+        result.inputs.reserveCapacity(min(job.maxInputs, job.bytes.count / 32 + 1))
         var budget = job.replyBudget
         let bytes = job.bytes
         var start = 0
         var textBytes = 0
         while start < bytes.count, !result.state.quit, result.inputs.count < job.maxInputs {
-            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+            guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes, range: start..<bytes.count)
+            else { break }
             var end = newline
             if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             guard end - start <= job.maxLineBytes else { break }
@@ -47,8 +52,8 @@ struct LineBatch: Sendable {
             let number = job.firstLine + result.linesConsumed - 1
             guard let input = RequestInterpreter.interpret(line, number: number, state: &result.state) else { continue }
             if case .event(_, let text?, _) = input { textBytes += text.count }
-            result.inputs.append(input)
             let estimate = RequestInterpreter.replyEstimate(input)
+            result.inputs.append(input)
             if estimate == ClientConnection.modelSized { break }
             budget -= estimate
             if budget < 1024 { break }

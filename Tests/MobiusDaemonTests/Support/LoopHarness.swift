@@ -175,9 +175,9 @@ final class ScriptedCommitHook: PassCommitHook {
         self.outcomes = outcomes
     }
 
-    func commit(_ pass: PassCommit, done: @escaping (CommitOutcome) -> Void) {
+    func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void) {
         passes.append(pass)
-        timeline.handouts.append(.commit(pass.entries.map(\.seq)))
+        timeline.handouts.append(.commit(passes[passes.count - 1].recorded.map(\.seq)))
         if outcomes.isEmpty {
             #expect(pending == nil, "a new pass started while one waited for its commit")
             pending = done
@@ -330,4 +330,26 @@ enum Counting {
     static let bad: JSONValue = ["type": "bad"]
     static let unroutable: JSONValue = ["type": "unroutable"]
     static let beep: JSONValue = ["type": "beep"]
+}
+
+extension PassCommit {
+    /// The pass's records read back: seq and event of each, in order (a record that does not parse is reported).
+    var recorded: [(seq: UInt64, event: JSONValue)] {
+        records.withUnsafeBytes { raw in
+            var found: [(seq: UInt64, event: JSONValue)] = []
+            var offset = 0
+            while offset < raw.count {
+                guard case .record(let record, let next) = JournalRecord.parse(raw, at: offset, verify: false),
+                    let event = try? JSONParser().parse(record.event)
+                else {
+                    Issue.record("the pass's records do not parse at byte \(offset)")
+                    break
+                }
+                #expect(record.time == time, "every record of a pass carries the pass's time")
+                found.append((record.seq, event))
+                offset = next
+            }
+            return found
+        }
+    }
 }
