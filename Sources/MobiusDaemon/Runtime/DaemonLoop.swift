@@ -106,10 +106,11 @@ final class DaemonLoop<Model, Event, Effect> {
             do {
                 // With the text there is no need to keep the JSON too: the journal records the text, and a
                 // monitor's trace line parses it again (one reference less to copy per event on the hot path).
+                // (Not a `?:` with `nil`: JSONValue takes the nil literal, so that would keep a JSON null.)
+                var kept: JSONValue?
+                if text == nil { kept = json }
                 queue.append(
-                    .event(
-                        try app.codec.decodeEvent(json), json: text == nil ? json : JSONValue?.none, text: text, source: .client,
-                        ticket: ticket))
+                    .event(try app.codec.decodeEvent(json), json: kept, text: text, source: .client, ticket: ticket))
             } catch {
                 queue.append(
                     .rejected(

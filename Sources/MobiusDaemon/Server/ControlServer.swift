@@ -133,7 +133,8 @@ final class ControlServer: ClientConnectionOwner {
             let start = connection.inputStart
             guard start < input.count else { return }
             let searchEnd = min(input.count, start + settings.maxLineBytes + 2)
-            let found = ByteSearch.firstIndex(of: newline, in: input, range: max(connection.scanFrom, start)..<searchEnd)
+            let searchStart = max(connection.scanFrom, start)
+            let found = ByteSearch.firstIndex(of: newline, in: input, range: searchStart..<searchEnd)
             var end: Int
             var next: Int
             if let found {
