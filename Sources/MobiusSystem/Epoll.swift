@@ -17,7 +17,8 @@ package final class Epoll: @unchecked Sendable {
     }
 
     package let fd: FileDescriptor
-    private var buffer: [epoll_event]
+    // Only the waiting thread touches the buffer, once per round: no exclusivity checks.
+    @exclusivity(unchecked) private var buffer: [epoll_event]
 
     package init(capacity: Int = 256) throws(SystemError) {
         let raw = epoll_create1(MOBIUSD_EPOLL_CLOEXEC)

@@ -138,4 +138,32 @@ struct JournalFormatTests {
         #expect(window.appendLines(from: 19, through: 19, maxBytes: 1 << 20, to: &output) == 20, "stops at through")
         #expect(RecentRecords(limit: 0).firstSeq == nil)
     }
+
+    @Test func smallPassesShareChunksAndEverySeqIsServedOnce() {
+        let window = RecentRecords(limit: 1 << 20)
+        // One-event passes, then a gap in the seqs (an undone pass gives its seqs again, so a gap never happens in
+        // the daemon, but the window must not join records across one), then a pass of three.
+        var passes: [ClosedRange<UInt64>] = (1...50).map { $0...$0 }
+        passes += [60...60, 61...63]
+        for range in passes {
+            var records: [UInt8] = []
+            for seq in range {
+                JournalRecord.append(seq: seq, time: 0, encoding: .number(JSONNumber(seq)), to: &records)
+            }
+            window.append(records, firstSeq: range.lowerBound, lastSeq: range.upperBound)
+        }
+        #expect(window.firstSeq == 1)
+        var output: [UInt8] = []
+        #expect(window.appendLines(from: 1, through: 50, maxBytes: 1 << 20, to: &output) == 51)
+        let seqs = output.split(separator: 0x0A).compactMap { line in
+            (try? JSONValue(parsing: Array(line)))?["seq"]?.int64Value
+        }
+        #expect(seqs == Array(1...50))
+        output.removeAll()
+        #expect(window.appendLines(from: 25, through: 25, maxBytes: 1 << 20, to: &output) == 26)
+        #expect(output.split(separator: 0x0A).count == 1, "a seq inside a shared chunk alone")
+        output.removeAll()
+        #expect(window.appendLines(from: 60, through: 63, maxBytes: 1 << 20, to: &output) == 64)
+        #expect(output.split(separator: 0x0A).count == 4)
+    }
 }

@@ -2,35 +2,43 @@ import MobiusJSON
 import MobiusSystem
 
 extension DaemonJournal: PassCommitHook {
-    /// Journals a pass: one write and, with `fsync: "always"`, one fdatasync for all its events (group commit).
-    /// `done` runs on the reactor thread: at once with `batch`, `never` and `--ephemeral`, after the fdatasync with
-    /// `always`.
-    func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void) {
-        guard let seqs = pass.seqs else {
-            done(.committed)
-            return
-        }
+    /// Journals a pass that needs no wait: `--ephemeral` (the window only), or `fsync` `batch` and `never` (one
+    /// write on this thread, a page-cache copy). `nil` with `always`, whose fdatasync runs on the journal thread.
+    func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? {
+        guard let seqs = pass.seqs else { return .committed }
+        if writer != nil && settings.fsync == .always && reactor != nil { return nil }
         snapshotIfDue()
         var records = pass.takeRecords()
         guard let writer else {
             // Ephemeral: the window is the whole history, and its records never leave memory (no checksums).
             committed(records, seqs: seqs)
-            done(.committed)
+            return .committed
+        }
+        JournalRecord.seal(&records)
+        do {
+            try writer.append(records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
+        } catch {
+            return failed(error)
+        }
+        committed(records, seqs: seqs)
+        scheduleBatchSync()
+        return .committed
+    }
+
+    /// Journals a pass with `fsync: "always"`: one write and one fdatasync for all its events (group commit) on the
+    /// journal thread; `done` runs on the reactor thread after them.
+    func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void) {
+        if let outcome = commitAtOnce(&pass) {
+            done(outcome)
             return
         }
-        guard settings.fsync == .always, let reactor else {
-            JournalRecord.seal(&records)
-            do {
-                try writer.append(records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
-            } catch {
-                done(failed(error))
-                return
-            }
-            committed(records, seqs: seqs)
-            scheduleBatchSync()
-            done(.committed)
+        guard let seqs = pass.seqs, let reactor, let writer else {
+            // Not reached: commitAtOnce answers every pass without events or without a journal thread to wait for.
+            done(.failed(.internal, "the journal could not take the pass; the event was not applied"))
             return
         }
+        snapshotIfDue()
+        var records = pass.takeRecords()
         JournalRecord.seal(&records)
         let sealed = records
         let waker = reactor.waker
@@ -57,7 +65,7 @@ extension DaemonJournal: PassCommitHook {
         eventsSinceSnapshot += seqs.count
         bytesSinceSnapshot += records.count
         window.append(records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
-        onCommitted()
+        logStreams?.committed()
     }
 
     private func failed(_ error: SystemError) -> CommitOutcome {

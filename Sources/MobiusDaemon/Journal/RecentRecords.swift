@@ -4,14 +4,20 @@
 final class RecentRecords {
     private struct Chunk {
         let firstSeq: UInt64
-        let lastSeq: UInt64
+        var lastSeq: UInt64
         /// Records in the journal's format.
-        let bytes: [UInt8]
+        var bytes: [UInt8]
     }
 
-    private var chunks: [Chunk] = []
-    private var head = 0
-    private var bytes = 0
+    /// Passes smaller than this share a chunk: a one-event pass (about 45 bytes) then costs a copy into the newest
+    /// chunk instead of a chunk and an array of its own, and a `log` reader at the head scans at most this much of
+    /// a chunk to find its next seq. A small window shares less (an eighth of it), so its bound stays close.
+    private var sharedChunkBytes: Int { min(4096, limit / 8) }
+
+    // Reactor-thread state, touched per pass: exclusivity checks are off.
+    @exclusivity(unchecked) private var chunks: [Chunk] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var bytes = 0
     let limit: Int
 
     init(limit: Int) {
@@ -24,7 +30,15 @@ final class RecentRecords {
     /// Keeps a committed pass's records, dropping the oldest beyond the bound (the newest pass always stays).
     func append(_ records: [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
         guard limit > 0, !records.isEmpty else { return }
-        chunks.append(Chunk(firstSeq: firstSeq, lastSeq: lastSeq, bytes: records))
+        let last = chunks.count - 1
+        if last >= head, chunks[last].lastSeq &+ 1 == firstSeq,
+            chunks[last].bytes.count + records.count <= sharedChunkBytes
+        {
+            chunks[last].bytes.append(contentsOf: records)
+            chunks[last].lastSeq = lastSeq
+        } else {
+            chunks.append(Chunk(firstSeq: firstSeq, lastSeq: lastSeq, bytes: records))
+        }
         bytes += records.count
         while bytes > limit, head < chunks.count - 1 {
             bytes -= chunks[head].bytes.count

@@ -9,7 +9,8 @@ import MobiusSystem
 /// start-up fail the start, naming both; after start-up a restarted plugin whose keys collide is refused
 /// (`failed`).
 final class PluginHost: PluginRunnerOwner {
-    private(set) var runners: [PluginRunner] = []
+    // Reactor-thread state; `flushAll` reads both lists every round: exclusivity checks are off.
+    @exclusivity(unchecked) private(set) var runners: [PluginRunner] = []
     private var routes: [String: PluginRunner] = [:]
     private let log: DaemonLog
     private let reactor: Reactor
@@ -18,7 +19,7 @@ final class PluginHost: PluginRunnerOwner {
     private var startingUp = false
     private var stopping = false
     /// Plugins a reload removed or replaced, still shutting down.
-    private var retiring: [PluginRunner] = []
+    @exclusivity(unchecked) private var retiring: [PluginRunner] = []
     private var retiringDone: (() -> Void)?
 
     /// Hands an event from a plugin to the loop (decoding it with the app's codec).

@@ -2,10 +2,21 @@ import MobiusJSON
 
 /// The one place between "a pass is computed" and "a pass is committed": the journal appends and syncs here.
 ///
-/// `commit` runs on the reactor thread and must call `done` exactly once, on the reactor thread, either before it
-/// returns or later (after work on another thread, posted back through the reactor's waker). Until then no new
-/// pass starts; requests arriving meanwhile queue up and form the next pass (group commit).
+/// The loop first offers the pass to `commitAtOnce`, for hooks that can finish it on the spot (nothing to wait
+/// for: `--ephemeral`, `fsync` `batch` or `never`); that way a pass that commits at once costs no closure. When it
+/// answers `nil`, the pass goes to `commit`, which runs on the reactor thread and must call `done` exactly once, on
+/// the reactor thread, either before it returns or later (after work on another thread, posted back through the
+/// reactor's waker). Until then no new pass starts; requests arriving meanwhile queue up and form the next pass
+/// (group commit).
 protocol PassCommitHook: AnyObject {
+    /// Commits the pass now and gives the outcome, or returns `nil`, leaving `pass` as it was, when it has to
+    /// wait for another thread.
+    func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome?
     /// Makes the pass durable (or fails).
     func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void)
+}
+
+extension PassCommitHook {
+    /// A hook that always answers later.
+    func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? { nil }
 }

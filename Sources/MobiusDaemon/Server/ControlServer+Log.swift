@@ -13,10 +13,6 @@ extension ControlServer {
     }
 
     /// A pass was committed: streams waiting at the head go on.
-    func logCommitted() {
-        logStreams.due.append(contentsOf: logStreams.connections)
-    }
-
     /// Runs the streams that are due (end of round, before writing).
     func pumpDueLogStreams() {
         guard !logStreams.due.isEmpty else { return }

@@ -2,8 +2,15 @@
 final class LogStreams {
     /// The journal (or the ephemeral window); `nil` until the runtime wires it.
     weak var source: (any LogSource)?
+    // Reactor-thread state, looked at every round and pass: exclusivity checks are off.
     /// Connections with a stream, in the order they started.
-    var connections: [ConnectionID] = []
+    @exclusivity(unchecked) var connections: [ConnectionID] = []
     /// Streams to go on at the end of this round (started, or new events committed).
-    var due: [ConnectionID] = []
+    @exclusivity(unchecked) var due: [ConnectionID] = []
+
+    /// New events were committed: every stream goes on at the end of the round.
+    func committed() {
+        guard !connections.isEmpty else { return }
+        due.append(contentsOf: connections)
+    }
 }
