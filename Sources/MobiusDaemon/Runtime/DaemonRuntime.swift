@@ -73,6 +73,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         wire(app: app)
     }
 
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func wire(app: DaemonApp<Model, Event, Effect>) {
         loop.sink = server
         let parser = server.parser
@@ -108,6 +109,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     }
 
     /// A `mobiusd.after` timer fired: its event goes to the loop like any other, decoded by the app.
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func deliverTimerEvent(_ json: JSONValue) {
         do {
             let event = try loop.app.codec.decodeEvent(json)
@@ -120,6 +122,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         }
     }
 
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func wirePlugins(app: DaemonApp<Model, Event, Effect>) {
         let loop = self.loop
         let stats = self.stats

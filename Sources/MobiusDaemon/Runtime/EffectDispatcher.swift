@@ -26,6 +26,7 @@ final class EffectDispatcher<Model, Event, Effect> {
     }
 
     /// Dispatches `effects` in order; `trace` gets each effect's JSON first when monitors are watching.
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func dispatch(_ effects: [Effect], trace: ((JSONValue) -> Void)?) {
         for effect in effects {
             trace?(app.codec.encodeEffect(effect))
