@@ -14,31 +14,42 @@ extension DaemonLoop {
         work.prepared = prepared
         work.outputs = takeSpareOutputs()
         if commitHook != nil { work.journal = PassCommit(expectedEvents: inputs.count) }
-        for index in inputs.indices {
-            switch inputs[index] {
-            case .event(let event, let json, let text, let source, let ticket):
-                if case .rejectingEvents(let code, let message) = mode {
-                    reject(code, message, ticket: ticket, source: source, work: &work)
-                } else {
-                    apply(event, json: json, text: text, source: source, ticket: ticket, work: &work)
-                }
-            case .request(let request, let ticket):
-                if case .status = request { setPassRemainder(inputs[(index + 1)...]) }
-                work.outputs.append(.reply(ticket.connection, answer(request, ticket: ticket, work: &work)))
-                setPassRemainder([])
-            case .rejected(let code, let message, let ticket):
-                reject(code, message, ticket: ticket, source: .client, work: &work)
-            case .reply(let line, let ticket):
-                work.outputs.append(.reply(ticket.connection, .line(line)))
-            case .disconnected(let connection):
-                if isSubscribed(connection) || work.streamChanges.contains(where: { $0.subscribes(connection) }) {
-                    work.subscriberCount -= 1
-                }
-                work.streamChanges.append(.disconnect(connection))
-                work.monitors.removeAll { $0 == connection }
-            }
+        inputs.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices { step(buffer, at: index, mode: mode, work: &work) }
         }
         return work
+    }
+
+    /// One input of `compute`, read in place from the pass's buffer (a `switch` over `inputs[index]` copied every
+    /// event's payload first).
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    @inline(__always)
+    private func step(
+        _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, mode: PassWork<Model, Effect>.Mode,
+        work: inout PassWork<Model, Effect>
+    ) {
+        switch inputs[index] {
+        case .event(let event, let json, let text, let source, let ticket):
+            if case .rejectingEvents(let code, let message) = mode {
+                reject(code, message, ticket: ticket, source: source, work: &work)
+            } else {
+                apply(event, json: json, text: text, source: source, ticket: ticket, work: &work)
+            }
+        case .request(let request, let ticket):
+            if case .status = request { setPassRemainder(ArraySlice(inputs[(index + 1)...])) }
+            work.outputs.append(.reply(ticket.connection, answer(request, ticket: ticket, work: &work)))
+            setPassRemainder([])
+        case .rejected(let code, let message, let ticket):
+            reject(code, message, ticket: ticket, source: .client, work: &work)
+        case .reply(let line, let ticket):
+            work.outputs.append(.reply(ticket.connection, .line(line)))
+        case .disconnected(let connection):
+            if isSubscribed(connection) || work.streamChanges.contains(where: { $0.subscribes(connection) }) {
+                work.subscriberCount -= 1
+            }
+            work.streamChanges.append(.disconnect(connection))
+            work.monitors.removeAll { $0 == connection }
+        }
     }
 
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
