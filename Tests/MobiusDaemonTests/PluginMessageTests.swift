@@ -17,6 +17,66 @@ struct PluginMessageTests {
         #expect(direct.last == UInt8(ascii: "\n"))
     }
 
+    /// What the general way makes of a line: a result's id and value, or nil for anything else (a violation, an
+    /// error, a notification).
+    private static func generalResult(_ line: String) -> (id: Int64, result: JSONValue)? {
+        guard let value = try? JSONValue(parsing: line), let message = try? PluginMessage(value),
+            case .result(let id, let result) = message
+        else { return nil }
+        return (id, result)
+    }
+
+    @Test(
+        "the compact answer's fast path gives what the general way gives",
+        arguments: [
+            #"{"jsonrpc":"2.0","id":7,"result":{"events":[{"type":"done"}]}}"#,
+            #"{"jsonrpc":"2.0","id":0,"result":{}}"#, #"{"jsonrpc":"2.0","id":-0,"result":null}"#,
+            #"{"jsonrpc":"2.0","id":-42,"result":[1,2.5,"x"]}"#,
+            #"{"jsonrpc":"2.0","id":999999999999999999,"result":"s"}"#,
+            #"{"jsonrpc":"2.0","id":3,"result": {"a" : 1}}"#,
+        ])
+    func compactResultMatchesTheGeneralWay(line: String) throws {
+        let fast = try #require(PluginMessage.compactResult(Array(line.utf8)[...]), "taken by the fast path")
+        let general = try #require(Self.generalResult(line))
+        #expect(fast.id == general.id)
+        #expect(fast.result == general.result)
+    }
+
+    @Test(
+        "every other line leaves the fast path for the general way",
+        arguments: [
+            // Another order, spacing, members, or an id that is not a plain short integer.
+            #"{"id":7,"jsonrpc":"2.0","result":{}}"#, #"{"jsonrpc": "2.0","id":7,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":7,"result":{} }"#, #"{"jsonrpc":"2.0","id":7,"result":{},"error":{}}"#,
+            #"{"jsonrpc":"2.0","id":7,"result":{},"result":1}"#, #"{"jsonrpc":"2.0","id":07,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":7.0,"result":{}}"#, #"{"jsonrpc":"2.0","id":1e2,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":-,"result":{}}"#, #"{"jsonrpc":"2.0","id":1234567890123456789,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":"7","result":{}}"#, #"{"jsonrpc":"2.0","id":7,"error":{"message":"no"}}"#,
+            // Not JSON, or cut short: the general way reports the violation.
+            #"{"jsonrpc":"2.0","id":7,"result":{"a":}}"#, #"{"jsonrpc":"2.0","id":7,"result":{}"#,
+            #"{"jsonrpc":"2.0","id":7,"result":}"#, #"{"jsonrpc":"2.0","id":7,"result":{}}x"#,
+        ])
+    func otherLinesTakeTheGeneralWay(line: String) {
+        #expect(PluginMessage.compactResult(Array(line.utf8)[...]) == nil)
+    }
+
+    @Test func theFastPathKeepsTheDepthLimitOfTheWholeLine() throws {
+        // The whole line may nest 512 levels: the envelope is one, so the result may nest 511.
+        func line(resultDepth: Int) -> String {
+            #"{"jsonrpc":"2.0","id":1,"result":"# + String(repeating: "[", count: resultDepth)
+                + String(repeating: "]", count: resultDepth) + "}"
+        }
+        for depth in [510, 511, 512, 513] {
+            let text = line(resultDepth: depth)
+            let fast = PluginMessage.compactResult(Array(text.utf8)[...])
+            let general = Self.generalResult(text)
+            #expect((fast == nil) == (general == nil), "depth \(depth)")
+            #expect(fast?.result == general?.result, "depth \(depth)")
+        }
+        #expect(Self.generalResult(line(resultDepth: 511)) != nil)
+        #expect(Self.generalResult(line(resultDepth: 512)) == nil)
+    }
+
     @Test(
         "lines that are not notifications or responses are violations",
         arguments: [

@@ -25,6 +25,10 @@ extension PluginRunner {
 
     private func receive(_ bytes: ArraySlice<UInt8>) {
         guard exitReason == nil else { return }
+        if let (id, result) = PluginMessage.compactResult(bytes) {
+            answered(id, .result(result), line: bytes)
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONValue(parsing: bytes)
