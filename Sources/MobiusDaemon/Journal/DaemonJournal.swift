@@ -5,10 +5,11 @@ import MobiusSystem
 /// commit hook that journals each pass (group commit), snapshots and compaction, and the source of `log` streams.
 /// With `--ephemeral` only the in-memory window of recent records is kept.
 ///
-/// Threads: everything here but the writer's work runs on the reactor thread. With `fsync: "always"` a pass's
-/// records are encoded, written and fdatasynced on the journal thread, which posts the outcome back; with `batch`
-/// and `never` they are written on the reactor (a page-cache copy) and the journal thread syncs every 100 ms
-/// (`batch`). Snapshots are written on the journal thread; `log` reads of older records on the read thread.
+/// Threads: everything here but the writer's work runs on the reactor thread. The pass writes its records as it
+/// applies its events (`PassCommit`). With `fsync: "always"` they are written and fdatasynced on the journal
+/// thread, which posts the outcome back; with `batch` and `never` they are written on the reactor (a page-cache
+/// copy) and the journal thread syncs every 100 ms (`batch`). Snapshots are written on the journal thread; `log`
+/// reads of older records on the read thread.
 final class DaemonJournal {
     let settings: JournalSettings
     /// `nil` with `--ephemeral`.
