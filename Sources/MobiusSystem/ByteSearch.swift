@@ -3,17 +3,6 @@ internal import Glibc
 /// Finding a byte in a buffer with the C library's `memchr`, which compares many bytes per step: request lines are
 /// split on newlines per request, and a byte-at-a-time collection search cost about ten instructions per byte.
 package enum ByteSearch {
-    /// The index of the first `byte` in `bytes[range]`, or `nil`. `range` must lie within `bytes.indices`.
-    package static func firstIndex(of byte: UInt8, in bytes: [UInt8], range: Range<Int>) -> Int? {
-        guard !range.isEmpty else { return nil }
-        return bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress,
-                let found = memchr(base + range.lowerBound, Int32(byte), range.count)
-            else { return nil }
-            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
-        }
-    }
-
     /// The index of the first `byte` in `slice` (an index of the array it is a slice of), or `nil`.
     package static func firstIndex(of byte: UInt8, in slice: ArraySlice<UInt8>) -> Int? {
         guard !slice.isEmpty else { return nil }

@@ -6,16 +6,16 @@ struct ByteSearchTests {
     private let bytes = Array("ab\ncd\n\nef".utf8)
 
     @Test func findsTheFirstByteAtOrAfterTheRangeStart() {
-        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes, range: 0..<bytes.count) == 2)
-        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes, range: 3..<bytes.count) == 5)
-        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes, range: 6..<bytes.count) == 6)
+        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes[0..<bytes.count]) == 2)
+        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes[3..<bytes.count]) == 5)
+        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes[6..<bytes.count]) == 6)
     }
 
     @Test func looksOnlyInsideTheRange() {
-        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes, range: 0..<2) == nil)
-        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes, range: 7..<bytes.count) == nil)
-        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes, range: 4..<4) == nil)
-        #expect(ByteSearch.firstIndex(of: 0x0A, in: [], range: 0..<0) == nil)
+        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes[0..<2]) == nil)
+        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes[7..<bytes.count]) == nil)
+        #expect(ByteSearch.firstIndex(of: 0x0A, in: bytes[4..<4]) == nil)
+        #expect(ByteSearch.firstIndex(of: 0x0A, in: [UInt8]()[0..<0]) == nil)
     }
 
     @Test func aSliceAnswersWithIndicesOfItsArray() {

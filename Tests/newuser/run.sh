@@ -65,6 +65,15 @@ spawn() {
     eval "exec $fd<\"\$scratch/\$name.out\""
 }
 
+# start NAME WHAT COMMAND...: spawn on fd 3 and read the first line of the banner into $banner (pid in
+# $spawned_pid); WHAT names the program in the failure message.
+start() {
+    local name=$1 what=$2
+    shift 2
+    spawn 3 "$name" "$@"
+    read -r -t 30 -u 3 banner || fail "$what printed no banner: $(cat "$scratch/$name.log")"
+}
+
 # stop SIGNAL PID WHAT: sends the signal, then the program's exit status must be 0.
 stop() {
     kill "-$1" "$2"
@@ -92,9 +101,8 @@ bin=$(cd "$root" && "$SWIFT" build --show-bin-path)
 export PATH="$bin:$PATH"
 
 S=$XDG_RUNTIME_DIR/mobiusd/counter.sock
-spawn 3 counter "$bin/mobiusd"
+start counter mobiusd "$bin/mobiusd"
 counter_pid=$spawned_pid
-read -r -t 30 -u 3 banner || fail "mobiusd printed no banner: $(cat "$scratch/counter.log")"
 expect_like "banner" "$banner" "*: app \"counter\" listening on $S"
 read -r -t 5 -u 3 paste || fail "no socat line in the banner"
 expect_like "banner's socat line" "$paste" "*echo '{\"type\":\"increment\"}' | socat - UNIX-CONNECT:$S"
@@ -138,9 +146,8 @@ exec 3<&-
 [ ! -e "$S" ] || fail "the socket is still there after SIGTERM"
 
 # A restart resumes the model and the seq from ~/.local/state (here XDG_STATE_HOME).
-spawn 3 counter-restart "$bin/mobiusd"
+start counter-restart "mobiusd (restarted)" "$bin/mobiusd"
 counter_pid=$spawned_pid
-read -r -t 30 -u 3 banner || fail "mobiusd did not restart: $(cat "$scratch/counter-restart.log")"
 expect "README: the restart resumes" "$(send "$S" model)" '{"ok":true,"seq":4,"model":2}'
 stop TERM "$counter_pid" mobiusd
 exec 3<&-
@@ -196,9 +203,8 @@ warnings=$(grep -c 'warning:' "$scratch/app-test.log" || true)
 echo "newuser: docs/apps.md app: swift test (building mobiusd's libraries from scratch) ${test_time} s, no warnings"
 
 T=$XDG_RUNTIME_DIR/mobiusd/thermostat.sock
-spawn 3 thermostat "$app/.build/debug/thermostat"
+start thermostat "the app" "$app/.build/debug/thermostat"
 app_pid=$spawned_pid
-read -r -t 30 -u 3 banner || fail "the app printed no banner: $(cat "$scratch/thermostat.log")"
 expect_like "the app's banner" "$banner" "thermostat 1.0.0 (mobiusd kit *): app \"thermostat\" listening on $T"
 read -r -t 5 -u 3 paste || fail "no socat line in the app's banner"
 expect_like "the app's socat line" "$paste" "*echo '{\"reading\":{\"celsius\":18.5}}' | socat - UNIX-CONNECT:$T"
@@ -211,9 +217,8 @@ stop TERM "$app_pid" thermostat
 exec 3<&-
 grep -q 'heating on' "$scratch/thermostat.log" || fail "the app's effect handler logged no \"heating on\""
 
-spawn 3 thermostat-restart "$app/.build/debug/thermostat"
+start thermostat-restart "the app (restarted)" "$app/.build/debug/thermostat"
 app_pid=$spawned_pid
-read -r -t 30 -u 3 banner || fail "the app did not restart: $(cat "$scratch/thermostat-restart.log")"
 expect "apps.md: the restart resumes" "$(send "$T" model)" \
     '{"ok":true,"seq":1,"model":{"target":20,"celsius":18.5,"heating":true}}'
 expect "apps.md: setTarget" "$(send "$T" '{"setTarget":{"_0":17}}')" '{"ok":true,"seq":2}'

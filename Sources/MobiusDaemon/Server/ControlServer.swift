@@ -134,7 +134,7 @@ final class ControlServer: ClientConnectionOwner {
             guard start < input.count else { return }
             let searchEnd = min(input.count, start + settings.maxLineBytes + 2)
             let searchStart = max(connection.scanFrom, start)
-            let found = ByteSearch.firstIndex(of: newline, in: input, range: searchStart..<searchEnd)
+            let found = ByteSearch.firstIndex(of: newline, in: input[searchStart..<searchEnd])
             var end: Int
             var next: Int
             if let found {

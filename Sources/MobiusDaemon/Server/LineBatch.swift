@@ -40,7 +40,7 @@ struct LineBatch: Sendable {
         var start = 0
         var textBytes = 0
         while start < bytes.count, !result.state.quit, result.inputs.count < job.maxInputs {
-            guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes, range: start..<bytes.count)
+            guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes[start...])
             else { break }
             var end = newline
             if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
