@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 shift || true
 swift=${SWIFT:-swift}
-flags=(-c release)
+# As `make install` builds: the Swift runtime linked in (see RELEASE_FLAGS in the Makefile).
+flags=(-c release --static-swift-stdlib)
 if [[ -n ${SCRATCH:-} ]]; then flags+=(--scratch-path "$SCRATCH"); fi
 command -v redis-server >/dev/null || { echo "run-daemon.sh: redis-server not found; run: make deps" >&2; exit 1; }
 # With --mobiusd PATH among the extra options the benchmark measures that binary (it overrides the default below),

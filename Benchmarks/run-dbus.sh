@@ -6,8 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-swift}
-"$swift" build -c release --product mobiusd-fixture-dbus-recorder
-bin=$("$swift" build -c release --show-bin-path)
+# As `make install` builds: the Swift runtime linked in (see RELEASE_FLAGS in the Makefile).
+release=(-c release --static-swift-stdlib)
+"$swift" build "${release[@]}" --product mobiusd-fixture-dbus-recorder
+bin=$("$swift" build "${release[@]}" --show-bin-path)
 echo "machine: $(nproc) cores; uptime: $(uptime)"
 /usr/bin/python3 Benchmarks/DBusBench/dbus-bench.py "$bin/mobiusd-fixture-dbus-recorder" --runs "${1:-3}" --signals "${2:-50000}"
 /usr/bin/python3 Benchmarks/DBusBench/dbus-bench.py "$bin/mobiusd-fixture-dbus-recorder" --runs "${1:-3}" --signals 2000 --rate 500

@@ -6,10 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 swift=${SWIFT:-swift}
+# As `make install` builds: the Swift runtime linked in (see RELEASE_FLAGS in the Makefile).
+release=(-c release --static-swift-stdlib)
 for product in mobiusd mobiusd-bench-relay mobiusd-bench-plugin mobiusd-plugin-bench; do
-    "$swift" build -c release --product "$product"
+    "$swift" build "${release[@]}" --product "$product"
 done
-bin=$("$swift" build -c release --show-bin-path)
+bin=$("$swift" build "${release[@]}" --show-bin-path)
 echo "machine: $(nproc) cores; uptime: $(uptime)"
 python3 Benchmarks/PluginDaemonBench/run.py "$bin" "$runs"
 echo "uptime after: $(uptime)"

@@ -7,9 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 swift=${SWIFT:-swift}
-"$swift" build -c release --product mobiusd-plugin-bench >/dev/null
-"$swift" build -c release --product mobiusd-fixture-plugin >/dev/null
-bin=$("$swift" build -c release --show-bin-path)
+# As `make install` builds: the Swift runtime linked in (see RELEASE_FLAGS in the Makefile).
+release=(-c release --static-swift-stdlib)
+"$swift" build "${release[@]}" --product mobiusd-plugin-bench >/dev/null
+"$swift" build "${release[@]}" --product mobiusd-fixture-plugin >/dev/null
+bin=$("$swift" build "${release[@]}" --show-bin-path)
 swift_plugin="$bin/mobiusd-fixture-plugin"
 python_plugin="Plugins/sdk/python/fixture_plugin.py"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -6,8 +6,10 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 shift || true
 swift=${SWIFT:-swift}
-"$swift" build -c release --product mobiusd
-"$swift" build -c release --product mobiusd-systemd-bench
-bin=$("$swift" build -c release --show-bin-path)
+# As `make install` builds: the Swift runtime linked in (see RELEASE_FLAGS in the Makefile).
+release=(-c release --static-swift-stdlib)
+"$swift" build "${release[@]}" --product mobiusd
+"$swift" build "${release[@]}" --product mobiusd-systemd-bench
+bin=$("$swift" build "${release[@]}" --show-bin-path)
 echo "machine: $(nproc) cores; uptime: $(uptime)"
 "$bin/mobiusd-systemd-bench" --mobiusd "$bin/mobiusd" --runs "$runs" "$@"
