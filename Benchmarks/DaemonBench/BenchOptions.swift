@@ -17,8 +17,10 @@ struct BenchOptions {
     var durableEvents = 200_000
     /// Events journaled before the recovery measurement.
     var recoveryEvents = 1_000_000
-    /// Profile mode: run only this mobiusd scenario, `runs` times, after writing mobiusd's pid to `pidFile`.
+    /// Profile mode: run only this scenario against `profileServer` alone, `runs` times, after writing its pid to
+    /// `pidFile`.
     var profile: String?
+    var profileServer = ServerKind.mobiusd
     var pidFile: String?
 
     static let usage = """
@@ -26,10 +28,11 @@ struct BenchOptions {
                              [--events N] [--round-trips N] [--subscribers N] [--fan-out-events N]
                              [--pacings MICROSECONDS,...] [--paced-seconds S] [--paced-warm-up N] [--idle-seconds S]
                              [--durable-events N] [--recovery-events N]
-                             [--profile SCENARIO --pid-file PATH]
+                             [--profile SCENARIO [--profile-server mobiusd|redis] --pid-file PATH]
         Starts its own mobiusd (default: next to this binary) and redis-server on Unix sockets in a temp dir and
         measures both with the same load generator. Scenarios (default all, in this order): idle, paced, ingest,
-        round-trip, fan-out, durable. Profile SCENARIO: ingest-off, ingest-on, round-trip, fan-out, paced.
+        round-trip, fan-out, durable. Profile SCENARIO: ingest-off, ingest-on, round-trip, fan-out, paced, against
+        one server (default mobiusd), for perf or valgrind to watch.
         """
 
     init(arguments: [String]) throws(BenchError) {
@@ -76,6 +79,12 @@ struct BenchOptions {
             case "--durable-events": durableEvents = try count()
             case "--recovery-events": recoveryEvents = try count()
             case "--profile": profile = try value()
+            case "--profile-server":
+                let name = try value()
+                guard let kind = ServerKind(rawValue: name) else {
+                    throw BenchError("--profile-server takes mobiusd or redis, not \(name)\n\(Self.usage)")
+                }
+                profileServer = kind
             case "--pid-file": pidFile = try value()
             case "--help", "-h": throw BenchError(Self.usage)
             default: throw BenchError("unknown option \(flag)\n\(Self.usage)")

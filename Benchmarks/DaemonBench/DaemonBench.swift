@@ -186,9 +186,11 @@ struct DaemonBench {
         }
     }
 
-    /// Profile mode: mobiusd only; writes its pid, gives `perf record -p` a second to attach, then runs `scenario`.
+    /// Profile mode: one server only (`--profile-server`); writes its pid, gives `perf record -p` a second to attach,
+    /// then runs `scenario`.
     func profile(_ scenario: String) throws(BenchError) {
-        let server = try start(.mobiusd)
+        let kind = options.profileServer
+        let server = try start(kind)
         defer { server.stop() }
         if let pidFile = options.pidFile {
             try BenchError.checking { () throws(SystemError) in
@@ -197,7 +199,7 @@ struct DaemonBench {
                 try fd.writeAll(Array("\(server.pid)\n".utf8))
             }
         }
-        StandardError.write("mobiusd pid \(server.pid)\n")
+        StandardError.write("\(kind) pid \(server.pid)\n")
         try Self.sleep(seconds: 1)
         for run in 0..<options.runs {
             let path = server.socketPath
@@ -205,14 +207,14 @@ struct DaemonBench {
             switch scenario {
             case "ingest-off", "ingest-on":
                 let rate = try IngestBench.run(
-                    kind: .mobiusd, socketPath: path, events: options.events, replies: scenario == "ingest-on")
+                    kind: kind, socketPath: path, events: options.events, replies: scenario == "ingest-on")
                 figure = "\(Format.figure(rate)) events/s"
             case "round-trip":
-                let result = try RoundTripBench.run(kind: .mobiusd, socketPath: path, count: options.roundTrips)
+                let result = try RoundTripBench.run(kind: kind, socketPath: path, count: options.roundTrips)
                 figure = "\(Format.figure(result.perSecond)) events/s, p99 \(Format.figure(result.p99Microseconds)) µs"
             case "fan-out":
                 let result = try FanOutBench.run(
-                    kind: .mobiusd, socketPath: path, subscribers: options.subscribers, events: options.fanOutEvents)
+                    kind: kind, socketPath: path, subscribers: options.subscribers, events: options.fanOutEvents)
                 figure =
                     "p50 \(Format.figure(result.p50Microseconds)) µs, p99 \(Format.figure(result.p99Microseconds)) µs"
             case "paced":
