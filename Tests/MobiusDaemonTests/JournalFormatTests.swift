@@ -126,7 +126,7 @@ struct JournalFormatTests {
         for seq in UInt64(1)...20 {
             var records: [UInt8] = []
             JournalRecord.append(seq: seq, time: 0, encoding: .number(JSONNumber(seq)), to: &records)
-            window.append(records, firstSeq: seq, lastSeq: seq)
+            window.append(&records, firstSeq: seq, lastSeq: seq)
         }
         let first = window.firstSeq ?? 0
         #expect(first > 1 && first <= 20, "old passes were dropped: \(first)")
@@ -145,12 +145,17 @@ struct JournalFormatTests {
         // the daemon, but the window must not join records across one), then a pass of three.
         var passes: [ClosedRange<UInt64>] = (1...50).map { $0...$0 }
         passes += [60...60, 61...63]
+        // One buffer for every pass, as the loop reuses it: what the window copied must not change when the buffer
+        // is emptied and written again, and a pass the window took over leaves it empty.
+        var records: [UInt8] = []
         for range in passes {
-            var records: [UInt8] = []
+            records.removeAll(keepingCapacity: true)
             for seq in range {
                 JournalRecord.append(seq: seq, time: 0, encoding: .number(JSONNumber(seq)), to: &records)
             }
-            window.append(records, firstSeq: range.lowerBound, lastSeq: range.upperBound)
+            let written = records.count
+            window.append(&records, firstSeq: range.lowerBound, lastSeq: range.upperBound)
+            #expect(records.isEmpty || records.count == written, "left as it was, or taken over")
         }
         #expect(window.firstSeq == 1)
         var output: [UInt8] = []

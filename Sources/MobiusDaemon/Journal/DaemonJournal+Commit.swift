@@ -11,7 +11,8 @@ extension DaemonJournal: PassCommitHook {
         var records = pass.takeRecords()
         guard let writer else {
             // Ephemeral: the window is the whole history, and its records never leave memory (no checksums).
-            committed(records, seqs: seqs)
+            committed(&records, seqs: seqs)
+            pass.returnBuffer(&records)
             return .committed
         }
         JournalRecord.seal(&records)
@@ -20,7 +21,8 @@ extension DaemonJournal: PassCommitHook {
         } catch {
             return failed(error)
         }
-        committed(records, seqs: seqs)
+        committed(&records, seqs: seqs)
+        pass.returnBuffer(&records)
         scheduleBatchSync()
         return .committed
     }
@@ -51,7 +53,8 @@ extension DaemonJournal: PassCommitHook {
             waker.post {
                 switch result {
                 case .success:
-                    journal.value.committed(sealed, seqs: seqs)
+                    var records = sealed
+                    journal.value.committed(&records, seqs: seqs)
                     finish.value(.committed)
                 case .failure(let error):
                     finish.value(journal.value.failed(error))
@@ -60,11 +63,12 @@ extension DaemonJournal: PassCommitHook {
         }
     }
 
-    private func committed(_ records: [UInt8], seqs: ClosedRange<UInt64>) {
+    /// Leaves `records` as `RecentRecords.append` does: as it was when the window copied them, else empty.
+    private func committed(_ records: inout [UInt8], seqs: ClosedRange<UInt64>) {
         committedSeq = seqs.upperBound
         eventsSinceSnapshot += seqs.count
         bytesSinceSnapshot += records.count
-        window.append(records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
+        window.append(&records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
         logStreams?.committed()
     }
 

@@ -28,8 +28,11 @@ final class RecentRecords {
     var firstSeq: UInt64? { head < chunks.count ? chunks[head].firstSeq : nil }
 
     /// Keeps a committed pass's records, dropping the oldest beyond the bound (the newest pass always stays).
-    func append(_ records: [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
+    /// A pass copied into the newest chunk leaves `records` as it was, for the caller to reuse its buffer; a pass
+    /// that starts a chunk is taken over (`records` is left empty, without capacity).
+    func append(_ records: inout [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
         guard limit > 0, !records.isEmpty else { return }
+        bytes += records.count
         let last = chunks.count - 1
         if last >= head, chunks[last].lastSeq &+ 1 == firstSeq,
             chunks[last].bytes.count + records.count <= sharedChunkBytes
@@ -37,9 +40,10 @@ final class RecentRecords {
             chunks[last].bytes.append(contentsOf: records)
             chunks[last].lastSeq = lastSeq
         } else {
-            chunks.append(Chunk(firstSeq: firstSeq, lastSeq: lastSeq, bytes: records))
+            var kept: [UInt8] = []
+            swap(&kept, &records)
+            chunks.append(Chunk(firstSeq: firstSeq, lastSeq: lastSeq, bytes: kept))
         }
-        bytes += records.count
         while bytes > limit, head < chunks.count - 1 {
             bytes -= chunks[head].bytes.count
             head += 1

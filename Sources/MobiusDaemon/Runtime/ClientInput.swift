@@ -4,8 +4,8 @@ import MobiusJSON
 /// before the app's codec has decoded the event, so the server needs no knowledge of the app's types.
 enum ClientInput {
     /// An event line, parsed; the loop decodes it with the app's codec (`InvalidEvent` if that fails). `text` is
-    /// the line's JSON when it is compact (`JSONWire.compactText`), for the journal: a slice of bytes nothing
-    /// changes (a batch's array, or a copy).
+    /// the line's JSON when it is compact (`JSONWire.compactText`), for the journal: a slice of a batch's array, of
+    /// a small connection input buffer, or a copy (`ControlServer.processLines`).
     case event(JSONValue, text: ArraySlice<UInt8>?, ReplyTicket)
     case request(LoopRequest, ReplyTicket)
     /// A line that was, or tried to be, an event but was refused before the loop.

@@ -13,7 +13,9 @@ extension DaemonLoop {
         var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
         work.prepared = prepared
         work.outputs = takeSpareOutputs()
-        if commitHook != nil { work.journal = PassCommit(expectedEvents: inputs.count) }
+        if commitHook != nil {
+            work.journal = PassCommit(expectedEvents: inputs.count, buffer: takeSpareRecords())
+        }
         inputs.withUnsafeBufferPointer { buffer in
             for index in buffer.indices { step(buffer, at: index, mode: mode, work: &work) }
         }

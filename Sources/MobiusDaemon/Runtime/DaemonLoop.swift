@@ -33,6 +33,8 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Arrays of the last pass kept for their capacity: the next pass's queue and outputs reuse them.
     @exclusivity(unchecked) private var spareQueue: [PassInput<Event>] = []
     @exclusivity(unchecked) private var spareOutputs: [PassOutput] = []
+    /// The records buffer of the last pass committed at once, emptied, for the next pass (`PassCommit.returnBuffer`).
+    @exclusivity(unchecked) private var spareRecords: [UInt8] = []
     /// Inputs of the pass being computed, not yet reached (for `status` queue depths).
     @exclusivity(unchecked) private var passRemainder: ArraySlice<PassInput<Event>> = []
     /// How many inputs the queue takes before producers must wait.
@@ -297,6 +299,8 @@ final class DaemonLoop<Model, Event, Effect> {
         }
         var pass = work.journal.take() ?? PassCommit()
         if let outcome = hook.commitAtOnce(&pass) {
+            let buffer = pass.takeRecords()
+            if buffer.capacity <= 65_536 { spareRecords = buffer }
             end(inputs: &inputs, work: &work, outcome)
             return
         }
@@ -434,6 +438,13 @@ final class DaemonLoop<Model, Event, Effect> {
                 DepthProblem(description: "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"))
         }
         return .success(encoded)
+    }
+
+    /// The spare records buffer (empty), for a pass's `PassCommit`.
+    func takeSpareRecords() -> [UInt8] {
+        var records: [UInt8] = []
+        swap(&records, &spareRecords)
+        return records
     }
 
     /// An empty outputs array with the capacity of an earlier pass's (one allocation saved per pass).

@@ -14,9 +14,11 @@ struct PassCommit: Sendable {
     let time: Int64
 
     /// Room is made for `expectedEvents` records of a typical size up front, so a big pass does not copy its
-    /// records as they grow.
-    init(time: Int64 = PassCommit.now(), expectedEvents: Int = 0) {
+    /// records as they grow. `buffer` is an empty array whose capacity is reused (an earlier pass's, see
+    /// `takeRecords`).
+    init(time: Int64 = PassCommit.now(), expectedEvents: Int = 0, buffer: [UInt8] = []) {
         self.time = time
+        records = buffer
         records.reserveCapacity(expectedEvents * 48)
     }
 
@@ -38,6 +40,13 @@ struct PassCommit: Sendable {
         var taken: [UInt8] = []
         swap(&taken, &records)
         return taken
+    }
+
+    /// Gives back the buffer of records taken and committed, emptied, so that the loop can reuse its capacity for
+    /// the next pass (one allocation less per pass; a buffer the window took over comes back without capacity).
+    mutating func returnBuffer(_ buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        swap(&records, &buffer)
     }
 
     private mutating func extend(to seq: UInt64) {

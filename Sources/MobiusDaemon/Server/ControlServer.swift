@@ -123,6 +123,9 @@ final class ControlServer: ClientConnectionOwner {
         connection.inputStart = 0
     }
 
+    /// The largest input buffer whose events' texts are slices of it rather than copies (see `processLines`).
+    static var sharedInputBytes: Int { 4096 }
+
     /// Hands every complete line in the connection's input (and, after EOF, a final unterminated one) to the loop,
     /// while the loop has room and the connection's output bound allows.
     func processLines(_ connection: ClientConnection) {
@@ -162,9 +165,12 @@ final class ControlServer: ClientConnectionOwner {
             if let request = RequestInterpreter.interpret(
                 input[start..<end], number: connection.linesConsumed, state: &state)
             {
-                // An event's text is a slice of the connection's input, which later reads change: it gets bytes of
-                // its own (a batch's lines are an array of their own, so the parse thread keeps slices).
-                if case .event(let json, let text?, let ticket) = request {
+                // An event's text is a slice of the connection's input. While the pass holds it, the next read that
+                // changes the input copies the buffer (copy-on-write), so the text of a big buffer gets bytes of its
+                // own instead; a small buffer (a one-at-a-time client's) is shared, saving an allocation per event.
+                if connection.input.capacity > Self.sharedInputBytes,
+                    case .event(let json, let text?, let ticket) = request
+                {
                     submit(.event(json, text: Array(text)[...], ticket), on: connection)
                 } else {
                     submit(request, on: connection)
