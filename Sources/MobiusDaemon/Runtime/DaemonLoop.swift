@@ -247,22 +247,33 @@ final class DaemonLoop<Model, Event, Effect> {
         swap(&inputs, &spareQueue)
         swap(&inputs, &queue)
         if let externalUpdate, let segments = Self.eventSegments(inputs) {
-            preparing = true
-            externalUpdate.prepare(state.model, segments) { [self] outcome in
-                preparing = false
-                switch outcome {
-                case .success(let outcomes):
-                    commit(inputs, work: compute(inputs, mode: .normal, prepared: PreparedOutcomes(outcomes)))
-                case .failure(let unavailable):
-                    var rejected = compute(inputs, mode: .rejectingEvents(.unavailable, unavailable.message))
-                    finish(&rejected)
-                    recycle(&inputs)
-                }
-                requestAnotherRound()
-            }
+            prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: segments)
             return
         }
+        // One expression: with the work in a local first, it was copied and destroyed once more.
         commit(inputs, work: compute(inputs, mode: .normal))
+    }
+
+    /// A pass of an app whose update is a plugin: its outcomes first (on the plugin's time), then the pass.
+    /// Apart from `runPass` so that the closure's capture does not put every pass's inputs in a box of their own
+    /// (an allocation, and a second reference that made `recycle` copy the array instead of emptying it).
+    private func prepareThenCommit(
+        _ inputs: [PassInput<Event>], externalUpdate: ExternalUpdate<Model, Event, Effect>, segments: [[Event]]
+    ) {
+        preparing = true
+        externalUpdate.prepare(state.model, segments) { [self] outcome in
+            preparing = false
+            switch outcome {
+            case .success(let outcomes):
+                commit(inputs, work: compute(inputs, mode: .normal, prepared: PreparedOutcomes(outcomes)))
+            case .failure(let unavailable):
+                var rejected = compute(inputs, mode: .rejectingEvents(.unavailable, unavailable.message))
+                finish(&rejected)
+                var released = inputs
+                recycle(&released)
+            }
+            requestAnotherRound()
+        }
     }
 
     /// The pass's events split where the pass reads the model between two of them (`model`, `subscribe`), or
@@ -355,7 +366,7 @@ final class DaemonLoop<Model, Event, Effect> {
             releaseElsewhere(ReactorBound(value: handed))
             return
         }
-        inputs.removeAll(keepingCapacity: inputs.capacity <= 65_536)
+        if inputs.capacity <= 65_536 { inputs.empty() } else { inputs = [] }
         if spareQueue.capacity < inputs.capacity { swap(&spareQueue, &inputs) }
     }
 
@@ -384,7 +395,7 @@ final class DaemonLoop<Model, Event, Effect> {
                 fields: LogFields(source: rejection.source.rawValue))
         }
         sink?.deliver(work.outputs)
-        work.outputs.removeAll(keepingCapacity: work.outputs.capacity <= 65_536)
+        if work.outputs.capacity <= 65_536 { work.outputs.empty() } else { work.outputs = [] }
         if spareOutputs.capacity < work.outputs.capacity { swap(&spareOutputs, &work.outputs) }
         if work.modelChanged { publish() }
         if !work.effects.isEmpty {

@@ -45,7 +45,7 @@ struct PassCommit: Sendable {
     /// Gives back the buffer of records taken and committed, emptied, so that the loop can reuse its capacity for
     /// the next pass (one allocation less per pass; a buffer the window took over comes back without capacity).
     mutating func returnBuffer(_ buffer: inout [UInt8]) {
-        buffer.removeAll(keepingCapacity: true)
+        buffer.empty()
         swap(&records, &buffer)
     }
 

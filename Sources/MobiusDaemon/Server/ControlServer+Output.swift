@@ -68,7 +68,7 @@ extension ControlServer: LoopOutputSink {
             connection.queuedForFlush = false
             if connection.isOpen { flush(connection, now: now) }
         }
-        batch.removeAll(keepingCapacity: true)
+        batch.empty()
         if dirty.isEmpty { swap(&batch, &dirty) }
     }
 
