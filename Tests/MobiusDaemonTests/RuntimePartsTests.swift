@@ -22,6 +22,9 @@ struct RuntimePartsTests {
             ReplyText.appendAck(seq, to: &output)
             #expect(String(decoding: output, as: UTF8.self) == "{\"ok\":true,\"seq\":\(seq)}\n")
         }
+        var output = Array("{\"ok\":true}\n".utf8)
+        ReplyText.appendAck(42, to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == "{\"ok\":true}\n{\"ok\":true,\"seq\":42}\n", "appends")
     }
 
     @Test("RFC 3339 timestamps, including leap days and the epoch")

@@ -1,13 +1,27 @@
 /// Reply lines written often enough to be formatted straight into the output buffer.
 enum ReplyText {
-    private static let ackPrefix = Array(#"{"ok":true,"seq":"#.utf8)
-
-    /// Appends `{"ok":true,"seq":N}\n`.
+    /// Appends `{"ok":true,"seq":N}\n`, formatted on the stack and appended in one copy (appending the prefix,
+    /// the digits and the end one by one cost about twice as many instructions per event).
     static func appendAck(_ seq: UInt64, to output: inout [UInt8]) {
-        output.append(contentsOf: ackPrefix)
-        appendDecimal(seq, to: &output)
-        output.append(UInt8(ascii: "}"))
-        output.append(UInt8(ascii: "\n"))
+        // `{"ok":true,"seq":` is 17 bytes, then at most 20 digits and `}\n`.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { line in
+            var end = 40
+            end -= 1
+            line[end] = UInt8(ascii: "\n")
+            end -= 1
+            line[end] = UInt8(ascii: "}")
+            var remaining = seq
+            repeat {
+                end -= 1
+                line[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
+                remaining /= 10
+            } while remaining > 0
+            let prefix: StaticString = #"{"ok":true,"seq":"#
+            end -= prefix.utf8CodeUnitCount
+            UnsafeMutableRawPointer(line.baseAddress! + end).copyMemory(
+                from: prefix.utf8Start, byteCount: prefix.utf8CodeUnitCount)
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: line[end..<40]))
+        }
     }
 
     /// Appends the decimal digits of `value` without allocating: formatted back to front into a fixed buffer on
