@@ -123,8 +123,10 @@ final class ControlServer: ClientConnectionOwner {
         connection.inputStart = 0
     }
 
-    /// The largest input buffer whose events' texts are slices of it rather than copies (see `processLines`).
-    static var sharedInputBytes: Int { 4096 }
+    /// The largest input buffer whose events' texts are slices of it rather than copies (see `processLines`). Small,
+    /// because a queued event keeps its buffer alive: a client whose every read gets a new buffer (the pass still
+    /// holding the last one) pins at most this much per queued event, not a copy's few dozen bytes.
+    static var sharedInputBytes: Int { 256 }
 
     /// Hands every complete line in the connection's input (and, after EOF, a final unterminated one) to the loop,
     /// while the loop has room and the connection's output bound allows.
