@@ -22,6 +22,17 @@ struct ArrayEmptyingTests {
         #expect(bytes == [1])
     }
 
+    @Test func letsABufferOverTheLimitGo() {
+        var bytes = [UInt8](repeating: 7, count: 100)
+        bytes.empty(keepingAtMost: 64)
+        #expect(bytes.isEmpty)
+        #expect(bytes.capacity < 64)
+        var small = [UInt8](repeating: 7, count: 10)
+        let capacity = small.capacity
+        small.empty(keepingAtMost: 64)
+        #expect(small.isEmpty && small.capacity == capacity)
+    }
+
     @Test func releasesEveryElement() {
         var objects = (0..<5).map { _ in Counted() }
         #expect(Counted.alive == 5)

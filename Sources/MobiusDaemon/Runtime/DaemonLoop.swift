@@ -366,7 +366,7 @@ final class DaemonLoop<Model, Event, Effect> {
             releaseElsewhere(ReactorBound(value: handed))
             return
         }
-        if inputs.capacity <= 65_536 { inputs.empty() } else { inputs = [] }
+        inputs.empty(keepingAtMost: 65_536)
         if spareQueue.capacity < inputs.capacity { swap(&spareQueue, &inputs) }
     }
 
@@ -395,7 +395,7 @@ final class DaemonLoop<Model, Event, Effect> {
                 fields: LogFields(source: rejection.source.rawValue))
         }
         sink?.deliver(work.outputs)
-        if work.outputs.capacity <= 65_536 { work.outputs.empty() } else { work.outputs = [] }
+        work.outputs.empty(keepingAtMost: 65_536)
         if spareOutputs.capacity < work.outputs.capacity { swap(&spareOutputs, &work.outputs) }
         if work.modelChanged { publish() }
         if !work.effects.isEmpty {

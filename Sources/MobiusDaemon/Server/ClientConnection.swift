@@ -115,7 +115,7 @@ final class ClientConnection: ReactorHandler {
         owedHead += 1
         if estimate == Self.modelSized { modelSizedOwed -= 1 } else { owedBytes -= estimate }
         if owedHead == owedEstimates.count {
-            if owedEstimates.capacity <= 4096 { owedEstimates.empty() } else { owedEstimates = [] }
+            owedEstimates.empty(keepingAtMost: 4096)
             owedHead = 0
         } else if owedHead > 4096 && owedHead * 2 > owedEstimates.count {
             owedEstimates.removeFirst(owedHead)
@@ -160,7 +160,7 @@ final class ClientConnection: ReactorHandler {
     func write(now: UInt64) -> WriteOutcome {
         while true {
             if outputStart == output.count {
-                if output.capacity <= 1 << 20 { output.empty() } else { output = [] }
+                output.empty(keepingAtMost: 1 << 20)
                 outputStart = 0
                 guard let model = pendingModel else {
                     lastProgress = 0

@@ -113,7 +113,7 @@ final class ControlServer: ClientConnectionOwner {
     private func compactInput(_ connection: ClientConnection) {
         guard connection.inputStart > 0 else { return }
         if connection.inputStart == connection.input.count {
-            if connection.input.capacity <= 1 << 20 { connection.input.empty() } else { connection.input = [] }
+            connection.input.empty(keepingAtMost: 1 << 20)
         } else if connection.inputStart > 65536 {
             connection.input.removeFirst(connection.inputStart)
         } else {

@@ -10,12 +10,7 @@ enum ReplyText {
             line[end] = UInt8(ascii: "\n")
             end -= 1
             line[end] = UInt8(ascii: "}")
-            var remaining = seq
-            repeat {
-                end -= 1
-                line[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-            } while remaining > 0
+            end = writeDigits(seq, before: end, in: line)
             let prefix: StaticString = #"{"ok":true,"seq":"#
             end -= prefix.utf8CodeUnitCount
             UnsafeMutableRawPointer(line.baseAddress! + end).copyMemory(
@@ -28,15 +23,25 @@ enum ReplyText {
     /// the stack, then appended in one copy.
     static func appendDecimal(_ value: UInt64, to output: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var remaining = value
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-            } while remaining > 0
+            let start = writeDigits(value, before: 20, in: digits)
             output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
         }
+    }
+
+    /// Writes the decimal digits of `value` back to front, ending just before `end`; returns where they start.
+    private static func writeDigits(
+        _ value: UInt64, before end: Int, in buffer: UnsafeMutableBufferPointer<UInt8>
+    )
+        -> Int
+    {
+        var remaining = value
+        var start = end
+        repeat {
+            start -= 1
+            buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
+            remaining /= 10
+        } while remaining > 0
+        return start
     }
 
     /// `{"trace":"dropped","count":N}`: trace lines the client missed because it read too slowly.
