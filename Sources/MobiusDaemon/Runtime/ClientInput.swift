@@ -14,4 +14,14 @@ enum ClientInput {
     case reply([UInt8], ReplyTicket)
     /// The connection is gone: drop its subscription and monitor.
     case disconnected(ConnectionID)
+
+    /// The length of an event's compact text; 0 for any other input.
+    var eventTextCount: Int {
+        // A `switch` that binds only the text: `if case .event(_, let text?, _) = input` copied the whole payload
+        // through the runtime's generic tuple copy.
+        switch self {
+        case .event(_, let text, _): text?.count ?? 0
+        default: 0
+        }
+    }
 }

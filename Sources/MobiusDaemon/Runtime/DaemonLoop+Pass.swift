@@ -64,7 +64,7 @@ extension DaemonLoop {
             if let prepared = work.prepared {
                 next = try prepared.next()
             } else {
-                next = try app.update(work.state.model, event)
+                next = try update(work.state.model, event)
             }
         } catch {
             reject(.invalidEvent, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
@@ -72,7 +72,7 @@ extension DaemonLoop {
         }
         if let model = next.model {
             var modelJSON: JSONValue?
-            if case .eachEvent = app.modelDepth {
+            if case .eachEvent = modelDepth {
                 switch encodedWithinDepth(model) {
                 case .success(let encoded): modelJSON = encoded
                 case .failure(let problem):
@@ -98,7 +98,7 @@ extension DaemonLoop {
             if let text {
                 work.journal?.append(seq: seq, text: text)
             } else {
-                let encoded = eventJSON ?? app.codec.encodeEvent(event)
+                let encoded = eventJSON ?? encodeEvent(event)
                 eventJSON = encoded
                 work.journal?.append(seq: seq, encoding: encoded)
             }
@@ -111,7 +111,7 @@ extension DaemonLoop {
             } else if let text, let parsed = try? JSONWire.parse(text) {
                 traced = parsed
             } else {
-                traced = app.codec.encodeEvent(event)
+                traced = encodeEvent(event)
             }
             let line = JSONLine.object([("trace", "event"), ("seq", .number(JSONNumber(seq))), ("event", traced)])
             for monitor in work.monitors { work.outputs.append(.trace(monitor, line)) }
@@ -177,7 +177,7 @@ extension DaemonLoop {
     /// The JSON form of a pass's model, cached in its state.
     private func modelJSON(_ state: inout LoopState<Model>) -> JSONValue? {
         if let cached = state.modelJSON { return cached }
-        guard let encoded = try? app.codec.encodeModel(state.model) else { return nil }
+        guard let encoded = try? encodeModel(state.model) else { return nil }
         state.modelJSON = encoded
         return encoded
     }

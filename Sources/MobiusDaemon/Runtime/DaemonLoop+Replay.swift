@@ -25,8 +25,8 @@ extension DaemonLoop {
         }
         for (seq, json) in events {
             do {
-                let event = try app.codec.decodeEvent(json)
-                if let model = try app.update(state.model, event).model {
+                let event = try decodeEvent(json)
+                if let model = try update(state.model, event).model {
                     state.model = model
                     state.modelJSON = nil
                 }
@@ -51,7 +51,7 @@ extension DaemonLoop {
         var seqs: [UInt64] = []
         for (seq, json) in records {
             do {
-                decoded.append(try app.codec.decodeEvent(json))
+                decoded.append(try decodeEvent(json))
                 seqs.append(seq)
             } catch {
                 log.warning("replay: journaled event \(seq) no longer decodes (\(error)); skipped")

@@ -19,6 +19,13 @@ import MobiusSystem
 /// CPU per plugin effect (Benchmarks/PluginDaemonBench) before.
 final class DaemonLoop<Model, Event, Effect> {
     let app: DaemonApp<Model, Event, Effect>
+    /// The parts of the app a pass uses per event, held apart from `app`: reading them through `app` copied the
+    /// whole app value (every closure in it retained and released) for each event.
+    let update: (Model, Event) throws -> Next<Model, Effect>
+    let decodeEvent: (JSONValue) throws -> Event
+    let encodeModel: (Model) throws -> JSONValue
+    let encodeEvent: (Event) -> JSONValue
+    let modelDepth: ModelDepthCheck
     let epoch: String
     let version: String
     let log: DaemonLog
@@ -81,6 +88,11 @@ final class DaemonLoop<Model, Event, Effect> {
         version: String
     ) {
         self.app = app
+        self.update = app.update
+        self.decodeEvent = app.codec.decodeEvent
+        self.encodeModel = app.codec.encodeModel
+        self.encodeEvent = app.codec.encodeEvent
+        self.modelDepth = app.modelDepth
         self.capacity = max(1, capacity)
         self.stats = stats
         self.log = log
@@ -102,8 +114,9 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     /// Queues a client's input, decoding its event with the app's codec (a failure answers `InvalidEvent`).
-    func enqueue(client input: ClientInput) {
-        switch input {
+    func enqueue(client input: consuming ClientInput) {
+        // `consume`: the payload moves into the queue instead of being copied and the original destroyed.
+        switch consume input {
         case .event(let json, let text, let ticket):
             do {
                 // With the text there is no need to keep the JSON too: the journal records the text, and a
@@ -112,7 +125,7 @@ final class DaemonLoop<Model, Event, Effect> {
                 var kept: JSONValue?
                 if text == nil { kept = json }
                 queue.append(
-                    .event(try app.codec.decodeEvent(json), json: kept, text: text, source: .client, ticket: ticket))
+                    .event(try decodeEvent(json), json: kept, text: text, source: .client, ticket: ticket))
             } catch {
                 queue.append(
                     .rejected(
@@ -425,7 +438,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// The JSON form of the committed model (cached per model); `nil` if the app cannot encode it.
     func currentModelJSON() -> JSONValue? {
         if let cached = state.modelJSON { return cached }
-        guard let encoded = try? app.codec.encodeModel(state.model) else { return nil }
+        guard let encoded = try? encodeModel(state.model) else { return nil }
         state.modelJSON = encoded
         return encoded
     }
@@ -440,7 +453,7 @@ final class DaemonLoop<Model, Event, Effect> {
     func encodedWithinDepth(_ model: Model) -> Result<JSONValue, DepthProblem> {
         let encoded: JSONValue
         do {
-            encoded = try app.codec.encodeModel(model)
+            encoded = try encodeModel(model)
         } catch {
             return .failure(DepthProblem(description: "\(error)"))
         }

@@ -5,7 +5,7 @@ struct LoopPort {
     /// How many more inputs the loop's queue takes now.
     let room: () -> Int
     /// Queues an input for the next pass.
-    let enqueue: (ClientInput) -> Void
+    let enqueue: (consuming ClientInput) -> Void
     /// Calls the closure once, after the next pass has made room.
     let notifyWhenRoom: (@escaping () -> Void) -> Void
 }

@@ -184,7 +184,7 @@ final class ControlServer: ClientConnectionOwner {
     }
 
     /// Hands `input` to the loop and records the reply the connection is now owed.
-    func submit(_ input: ClientInput, on connection: ClientConnection) {
+    func submit(_ input: consuming ClientInput, on connection: ClientConnection) {
         connection.expectReply(estimate: RequestInterpreter.replyEstimate(input))
         loop.enqueue(input)
     }

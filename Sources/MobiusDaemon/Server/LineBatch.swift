@@ -51,7 +51,7 @@ struct LineBatch: Sendable {
             start = newline + 1
             let number = job.firstLine + result.linesConsumed - 1
             guard let input = RequestInterpreter.interpret(line, number: number, state: &result.state) else { continue }
-            if case .event(_, let text?, _) = input { textBytes += text.count }
+            textBytes += input.eventTextCount
             let estimate = RequestInterpreter.replyEstimate(input)
             result.inputs.append(input)
             if estimate == ClientConnection.modelSized { break }
