@@ -31,11 +31,13 @@ extension DaemonLoop {
         work: inout PassWork<Model, Effect>
     ) {
         switch inputs[index] {
-        case .event(let event, let json, let text, let source, let ticket):
+        case .event(let queued):
             if case .rejectingEvents(let code, let message) = mode {
-                reject(code, message, ticket: ticket, source: source, work: &work)
+                reject(code, message, ticket: queued.ticket, source: queued.source, work: &work)
             } else {
-                apply(event, json: json, text: text, source: source, ticket: ticket, work: &work)
+                apply(
+                    queued.event, json: queued.json, text: queued.text, source: queued.source, ticket: queued.ticket,
+                    work: &work)
             }
         case .request(let request, let ticket):
             if case .status = request { setPassRemainder(ArraySlice(inputs[(index + 1)...])) }

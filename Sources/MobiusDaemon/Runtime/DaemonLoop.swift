@@ -296,8 +296,8 @@ final class DaemonLoop<Model, Event, Effect> {
         var current: [Event] = []
         for input in inputs {
             switch input {
-            case .event(let event, _, _, _, _):
-                current.append(event)
+            case .event(let queued):
+                current.append(queued.event)
             case .request(.model, _), .request(.subscribe, _):
                 if !current.isEmpty {
                     segments.append(current)

@@ -3,11 +3,11 @@ import MobiusJSON
 /// One item of the loop's queue, in arrival order. A pass takes the whole queue and handles each item in order, so
 /// a read sees exactly the events queued before it.
 enum PassInput<Event> {
-    /// An event, already decoded to the app's type. `json` is its JSON form when it arrived as JSON and there is
-    /// no `text` (the journal records that), `text` the compact text it was parsed from when a client sent it (recorded as it is, with
-    /// no second encoding); `ticket` is set when a client is owed a reply.
-    case event(
-        Event, json: JSONValue?, text: ArraySlice<UInt8>? = nil, source: EventSourceKind, ticket: ReplyTicket?)
+    /// An event, already decoded to the app's type.
+    ///
+    /// One struct, not five payload values: binding a multi-payload enum's payload copies all of it through the
+    /// runtime's generic value witnesses (about 200 instructions an event), binding one struct copies its fields.
+    case event(QueuedEvent<Event>)
     /// A read or stream request.
     case request(LoopRequest, ReplyTicket)
     /// A line that was, or tried to be, an event but was refused before the loop (malformed, not permitted):
@@ -18,9 +18,17 @@ enum PassInput<Event> {
     /// The connection is gone: drop its subscription and monitor.
     case disconnected(ConnectionID)
 
+    /// An event item.
+    static func event(
+        _ event: Event, json: JSONValue?, text: ArraySlice<UInt8>? = nil, source: EventSourceKind,
+        ticket: ReplyTicket?
+    ) -> PassInput {
+        .event(QueuedEvent(event: event, json: json, text: text, source: source, ticket: ticket))
+    }
+
     /// Where the item came from, for queue depths in `status`.
     var sourceKind: EventSourceKind {
-        if case .event(_, _, _, let source, _) = self { return source }
+        if case .event(let queued) = self { return queued.source }
         return .client
     }
 }
