@@ -46,7 +46,13 @@ final class MessageWriter: @unchecked Sendable {
     /// ``deferredFlushBytes`` or another thread is writing (then it goes as any other message).
     @discardableResult
     func send(_ message: JSONValue, deferred: Bool = false) -> Bool {
-        var line = message.encoded()
+        send(line: message.encoded(), deferred: deferred)
+    }
+
+    /// `send` for a message already encoded (`line`: its JSON without the newline).
+    @discardableResult
+    func send(line encoded: [UInt8], deferred: Bool = false) -> Bool {
+        var line = encoded
         guard line.count <= maxLineBytes else { return false }
         line.append(UInt8(ascii: "\n"))
         if deferred {

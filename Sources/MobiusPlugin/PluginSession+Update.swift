@@ -55,7 +55,8 @@ extension PluginSession {
                     current = model
                     changed = true
                 }
-                results.append(next.effects.isEmpty ? .object([:]) : .object(["effects": .array(next.effects)]))
+                results.append(
+                    next.effects.isEmpty ? .object(JSONObject()) : .object(["effects": .array(next.effects)]))
             } catch {
                 let (code, message) = RPCMessage.describe(error)
                 results.append(.object(["error": RPCMessage.errorObject(code: code, message: message)]))

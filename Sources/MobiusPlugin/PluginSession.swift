@@ -40,7 +40,7 @@ final class PluginSession: Sendable {
     /// Sends a reply; a reply too long for the host becomes an error reply saying so. `deferred` (the reader
     /// thread's replies) leaves it for the writer's `flushPending`.
     func reply(id: JSONValue, result: JSONValue, deferred: Bool = false) {
-        if !writer.send(RPCMessage.result(id: id, result), deferred: deferred) && !writer.hasFailed {
+        if !writer.send(line: RPCMessage.resultLine(id: id, result), deferred: deferred) && !writer.hasFailed {
             let size = result.encoded().count
             PluginLog.error("reply to request \(describe(id)) dropped: \(size) bytes exceed the line limit")
             replyError(

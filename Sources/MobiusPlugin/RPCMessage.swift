@@ -10,8 +10,17 @@ enum RPCMessage {
     /// Not initialized yet (the code LSP uses for the same condition).
     static let notInitialized = -32002
 
-    static func result(id: JSONValue, _ result: JSONValue) -> JSONValue {
-        .object(["jsonrpc": "2.0", "id": id, "result": result])
+    /// A result line's JSON (without its newline), written directly: every effect and update ends in one, so no
+    /// object is built around the result.
+    static func resultLine(id: JSONValue, _ result: JSONValue) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(64)
+        line.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        id.encode(into: &line)
+        line.append(contentsOf: #","result":"#.utf8)
+        result.encode(into: &line)
+        line.append(UInt8(ascii: "}"))
+        return line
     }
 
     static func error(id: JSONValue, code: Int, message: String) -> JSONValue {

@@ -27,6 +27,7 @@ public struct JSONObject: Sendable {
     /// at the earlier position.
     public init(_ members: some Sequence<(String, JSONValue)>) {
         self.init()
+        storage.reserveCapacity(members.underestimatedCount)
         for (key, value) in members { self[key] = value }
     }
 
