@@ -8,9 +8,9 @@ final class HandOff<Value>: @unchecked Sendable {
         self.value = value
     }
 
-    /// The value; a second call is a programming error.
-    func take() -> Value {
-        guard let taken = value else { preconditionFailure("a HandOff is taken once") }
+    /// The value, the first time; `nil` after that.
+    func take() -> Value? {
+        let taken = value
         value = nil
         return taken
     }

@@ -33,7 +33,9 @@ extension ControlServer {
         let server = ReactorBound(value: self)
         parser.submit {
             let result = HandOff(LineBatch.interpret(job))
-            waker.post { server.value.batchInterpreted(result.take()) }
+            waker.post {
+                if let result = result.take() { server.value.batchInterpreted(result) }
+            }
         }
         return true
     }
