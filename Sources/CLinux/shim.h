@@ -78,4 +78,43 @@ static const int MOBIUSD_SOCK_DGRAM_CLOEXEC = SOCK_DGRAM | SOCK_CLOEXEC;
 static const int MOBIUSD_MSG_DONTWAIT = MSG_DONTWAIT;
 static const int MOBIUSD_MSG_TRUNC = MSG_TRUNC;
 
+// Linux AIO for the journal's background fdatasync (IOCB_CMD_FDSYNC, Linux 4.18+): the kernel syncs on its own worker
+// and signals completion on an eventfd the reactor watches. glibc has no wrappers for these calls. Each returns
+// 0 (or a count) on success and -errno on failure.
+#include <linux/aio_abi.h>
+#include <sys/syscall.h>
+#include <string.h>
+#include <errno.h>
+#include <time.h>
+static inline int mobiusd_aio_setup(unsigned events, uint64_t *context) {
+    aio_context_t created = 0;
+    if (syscall(SYS_io_setup, events, &created) < 0) return -errno;
+    *context = (uint64_t)created;
+    return 0;
+}
+static inline int mobiusd_aio_submit_fdsync(uint64_t context, int fd, int completion) {
+    struct iocb request;
+    memset(&request, 0, sizeof(request));
+    request.aio_fildes = (uint32_t)fd;
+    request.aio_lio_opcode = IOCB_CMD_FDSYNC;
+    request.aio_flags = IOCB_FLAG_RESFD;
+    request.aio_resfd = (uint32_t)completion;
+    struct iocb *requests[1] = { &request };
+    long submitted = syscall(SYS_io_submit, (aio_context_t)context, 1, requests);
+    if (submitted < 0) return -errno;
+    return submitted == 1 ? 0 : -EAGAIN;
+}
+// Collects one completed request without waiting: 1 with its result (0 or -errno) in `*result`, 0 if none is done.
+static inline int mobiusd_aio_reap(uint64_t context, int64_t *result) {
+    struct io_event event;
+    struct timespec none = { 0, 0 };
+    long reaped = syscall(SYS_io_getevents, (aio_context_t)context, 0, 1, &event, &none);
+    if (reaped < 0) return -errno;
+    if (reaped == 1) *result = event.res;
+    return (int)reaped;
+}
+static inline void mobiusd_aio_destroy(uint64_t context) {
+    syscall(SYS_io_destroy, (aio_context_t)context);
+}
+
 #endif

@@ -10,11 +10,16 @@ extension FileSystem {
     /// Makes a directory's entries (created, renamed, removed files) durable. The corresponding C functions are
     /// `open` with `O_DIRECTORY` and `fsync`.
     package static func synchronizeDirectory(_ path: String) throws(SystemError) {
-        let raw = retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard raw >= 0 else { throw SystemError.current("open", path) }
-        let fd = FileDescriptor(rawValue: raw)
+        let fd = try openDirectory(path)
         defer { fd.close() }
         try fd.synchronize()
+    }
+
+    /// A read-only descriptor of the directory at `path` (the caller closes it).
+    package static func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor {
+        let raw = retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard raw >= 0 else { throw SystemError.current("open", path) }
+        return FileDescriptor(rawValue: raw)
     }
 
     /// Creates one directory with `mode`; returns `false` when something already exists at `path`. The

@@ -49,6 +49,27 @@ struct JournalRecoveryTests {
         #expect(try JournalSandbox.readLog(client).items.count == 30)
     }
 
+    /// `always` on a kernel with AIO fsync: one-at-a-time passes are written on the reactor thread and synced by the
+    /// kernel in the background, and still every acknowledged event survives SIGKILL. A big pipelined pass (over the
+    /// background limit) goes the journal thread's way in the same run.
+    @Test func backgroundSyncedPassesSurviveSIGKILL() throws {
+        let sandbox = JournalSandbox()
+        var daemon = try sandbox.start()
+        var client = try daemon.connect()
+        for expected in Int64(1)...25 {
+            #expect(try client.request(#"{"type":"increment"}"#).seq == expected)
+        }
+        // 3,000 events in one write: passes of far more than 64 KiB of records go to the journal thread.
+        try DaemonTraffic.sendIncrements(3000, on: client, batch: 3000)
+        #expect(try client.request("status")["state"]?["fdatasync"] == "kernel background")
+        daemon.send(signal: SIGKILL)
+        _ = try daemon.waitForExit()
+        daemon = try sandbox.start()
+        client = try daemon.connect()
+        #expect(try client.request("model").model == 3025)
+        #expect(try JournalSandbox.readLog(client).items.count == 3025)
+    }
+
     @Test func aFreshStateDirectoryGetsANewEpoch() throws {
         let first = JournalSandbox()
         let second = JournalSandbox()

@@ -27,8 +27,10 @@ extension DaemonJournal: PassCommitHook {
         return .committed
     }
 
-    /// Journals a pass with `fsync: "always"`: one write and one fdatasync for all its events (group commit) on the
-    /// journal thread; `done` runs on the reactor thread after them.
+    /// Journals a pass with `fsync: "always"`: one write and one fdatasync for all its events (group commit); `done`
+    /// runs on the reactor thread after them. A small pass is written here and synced by the kernel in the background
+    /// (`backgroundSync`); a big one, or any pass where that is unavailable, is written and synced on the journal
+    /// thread. Either way the reactor thread never waits for the disk's sync.
     func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void) {
         if let outcome = commitAtOnce(&pass) {
             done(outcome)
@@ -42,6 +44,11 @@ extension DaemonJournal: PassCommitHook {
         snapshotIfDue()
         var records = pass.takeRecords()
         JournalRecord.seal(&records)
+        if let backgroundSync, syncing == nil, records.count <= Self.backgroundSyncBytes,
+            syncInBackground(records, seqs: seqs, writer: writer, sync: backgroundSync, done: done)
+        {
+            return
+        }
         let sealed = records
         let waker = reactor.waker
         let journal = ReactorBound(value: self)
@@ -61,6 +68,81 @@ extension DaemonJournal: PassCommitHook {
                 }
             }
         }
+    }
+
+    /// Passes with up to this many bytes of records take the background sync: the reactor thread's part is a
+    /// page-cache copy of at most this much. Bigger ones go to the journal thread.
+    static var backgroundSyncBytes: Int { 64 * 1024 }
+
+    /// The pass whose background fdatasync is running: what `backgroundSyncDone` needs to finish it.
+    struct SyncingPass {
+        let records: [UInt8]
+        let seqs: ClosedRange<UInt64>
+        let fd: FileDescriptor
+        let done: (CommitOutcome) -> Void
+    }
+
+    /// Writes a small pass and hands its fdatasync to the kernel; `false` when the pass must go to the journal
+    /// thread instead (a new segment is due: starting one syncs the state directory).
+    private func syncInBackground(
+        _ records: [UInt8], seqs: ClosedRange<UInt64>, writer: JournalWriter, sync: AsyncDataSync,
+        done: @escaping (CommitOutcome) -> Void
+    ) -> Bool {
+        let fd: FileDescriptor
+        do {
+            guard let written = try writer.writeForSync(records) else { return false }
+            fd = written
+        } catch {
+            abandonThenFail(error, writer: writer, done: done)
+            return true
+        }
+        do {
+            try sync.submit(fd)
+        } catch {
+            // The kernel took the start-up probe's sync but refuses this one: the pass fails like a failed write
+            // (its bytes are cut back), and from now on the journal thread syncs.
+            backgroundSync = nil
+            log.warning("background fdatasync failed to start (\(error)); the journal thread syncs from now on")
+            abandonThenFail(error, writer: writer, done: done)
+            return true
+        }
+        syncing = SyncingPass(records: records, seqs: seqs, fd: fd, done: done)
+        return true
+    }
+
+    /// The background fdatasync has completed (its eventfd is readable): the pass is committed, or it fails.
+    func backgroundSyncDone() {
+        guard let sync = backgroundSync, let pass = syncing, let outcome = sync.reap(pass.fd) else { return }
+        syncing = nil
+        switch outcome {
+        case .success:
+            writer?.synced(byteCount: pass.records.count, lastSeq: pass.seqs.upperBound)
+            var records = pass.records
+            committed(&records, seqs: pass.seqs)
+            pass.done(.committed)
+        case .failure(let error):
+            guard let writer else { return }
+            abandonThenFail(error, writer: writer, done: pass.done)
+        }
+    }
+
+    /// After a background write or sync failed: the segment is cut back and closed on the journal thread (the cut
+    /// is synced, which may take long on a failing disk), then the pass gets `StorageFailure`.
+    private func abandonThenFail(_ error: SystemError, writer: JournalWriter, done: @escaping (CommitOutcome) -> Void) {
+        guard let reactor else { return }
+        let waker = reactor.waker
+        let journal = ReactorBound(value: self)
+        let finish = ReactorBound(value: done)
+        journalThread.submit {
+            writer.abandon(after: error)
+            waker.post { finish.value(journal.value.failed(error)) }
+        }
+    }
+
+    /// Where `always` passes are synced, for `status`.
+    var fdatasyncWhere: String {
+        guard writer != nil, settings.fsync != .never else { return "none" }
+        return backgroundSync == nil ? "journal thread" : "kernel background"
     }
 
     /// Leaves `records` as `RecentRecords.append` does: as it was when the window copied them, else empty.

@@ -30,6 +30,11 @@ final class DaemonJournal {
     @exclusivity(unchecked) var bytesSinceSnapshot = 0
     @exclusivity(unchecked) var snapshotRunning = false
     @exclusivity(unchecked) var batchSyncScheduled = false
+    /// The kernel's background fdatasync for small `always` passes; `nil` where it is missing (the journal thread then
+    /// syncs every pass) and for `batch`, `never` and `--ephemeral`.
+    var backgroundSync: AsyncDataSync?
+    /// The pass whose background fdatasync is running.
+    @exclusivity(unchecked) var syncing: SyncingPass?
     var storageFailures: UInt64 = 0
     var lastSnapshotSeq: UInt64 = 0
     /// Reads the committed model (seq and JSON) for a snapshot.
@@ -110,6 +115,25 @@ final class DaemonJournal {
         logStreams = runtime.server.logStreams
         let previous = loop.statusMembers
         loop.statusMembers = { [unowned self] in previous() + [("state", statusValue())] }
+        if settings.fsync == .always, let writer {
+            startBackgroundSync(directory: writer.directory, on: runtime.reactor)
+        }
+    }
+
+    /// Sets up the kernel's background fdatasync (checked by syncing the state directory once), or says why the
+    /// journal thread syncs instead.
+    private func startBackgroundSync(directory: String, on reactor: Reactor) {
+        do {
+            let probe = try FileSystem.openDirectory(directory)
+            defer { probe.close() }
+            let sync = try AsyncDataSync(probe: probe)
+            let handler = ClosureHandler { [unowned self] _ in backgroundSyncDone() }
+            _ = try reactor.register(sync.completion.fd, for: .readable, handler: handler)
+            backgroundSync = sync
+        } catch {
+            log.info(
+                "fdatasync runs on the journal thread: the kernel's background fdatasync is unavailable (\(error))")
+        }
     }
 
     /// The lowest seq `log` can still send.
@@ -136,6 +160,7 @@ final class DaemonJournal {
             ("fsync", .string(isEphemeral ? "never" : settings.fsync.rawValue)),
             ("firstKeptSeq", .number(JSONNumber(firstKeptSeq))),
             ("storageFailures", .number(JSONNumber(storageFailures))),
+            ("fdatasync", .string(fdatasyncWhere)),
         ]
         if let directory {
             members.append(("directory", .string(directory.path)))

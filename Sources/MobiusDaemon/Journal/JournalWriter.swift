@@ -4,10 +4,11 @@ import Synchronization
 
 /// Appends passes to the journal's segment files, writes snapshots and compacts behind them.
 ///
-/// `append` runs on the journal thread when the pass waits for fdatasync (`fsync: always`), on the reactor thread
-/// otherwise; `synchronizePending` and `writeSnapshot` run on the journal thread. The open segment is behind a lock;
-/// fdatasync of `batch` mode works on a duplicate of its descriptor outside the lock, so an append never waits for
-/// it.
+/// With `fsync: always`, a small pass is written on the reactor thread and synced by the kernel in the background
+/// (`writeForSync`, then `synced` or `abandon`); any other such pass is written and synced by `append` on the
+/// journal thread. With `batch` and `never`, `append` runs on the reactor thread. `synchronizePending`, `abandon`
+/// and `writeSnapshot` run on the journal thread. The open segment is behind a lock; fdatasync of `batch` mode works
+/// on a duplicate of its descriptor outside the lock, so an append never waits for it.
 final class JournalWriter: Sendable {
     let directory: String
     let catalog: JournalCatalog
@@ -56,14 +57,40 @@ final class JournalWriter: Sendable {
                 abandonSegment(&active, after: error)
                 throw error
             }
-            active.length += Int64(records.count)
             if policy == .batch { active.unsynced = true }
-            let (path, length) = (active.path, active.length)
-            catalog.update { segments, _ in
-                if let index = segments.lastIndex(where: { $0.path == path }) {
-                    segments[index].lastSeq = lastSeq
-                    segments[index].length = length
-                }
+            commit(&active, byteCount: records.count, lastSeq: lastSeq)
+        }
+    }
+
+    /// `always`, a small pass: writes its records and leaves their fdatasync to the caller (`AsyncDataSync`), who
+    /// then calls `synced` or `abandon`. Returns the descriptor to sync, or `nil` when the pass must go the journal
+    /// thread's way (`append`): a new segment is due, and starting one syncs the state directory.
+    func writeForSync(_ records: [UInt8]) throws(SystemError) -> FileDescriptor? {
+        try active.withLock { (active: inout Active) throws(SystemError) -> FileDescriptor? in
+            guard let fd = active.fd, active.length < segmentBytes else { return nil }
+            try fd.writeAll(records, at: active.length)
+            return fd
+        }
+    }
+
+    /// The pass `writeForSync` wrote is on disk: it joins the segment.
+    func synced(byteCount: Int, lastSeq: UInt64) {
+        active.withLock { commit(&$0, byteCount: byteCount, lastSeq: lastSeq) }
+    }
+
+    /// After `writeForSync` or its fdatasync failed: as `append` after a failure (run it on the journal thread: the
+    /// cut is synced).
+    func abandon(after error: SystemError) {
+        active.withLock { abandonSegment(&$0, after: error) }
+    }
+
+    private func commit(_ active: inout Active, byteCount: Int, lastSeq: UInt64) {
+        active.length += Int64(byteCount)
+        let (path, length) = (active.path, active.length)
+        catalog.update { segments, _ in
+            if let index = segments.lastIndex(where: { $0.path == path }) {
+                segments[index].lastSeq = lastSeq
+                segments[index].length = length
             }
         }
     }

@@ -1,0 +1,46 @@
+import Glibc
+import MobiusSystem
+import Testing
+
+/// `AsyncDataSync`: an fdatasync the kernel runs in the background, with its outcome on an eventfd.
+struct AsyncDataSyncTests {
+    private func waitForCompletion(_ sync: AsyncDataSync) -> Bool {
+        var waiting = pollfd(fd: sync.completion.fd.rawValue, events: Int16(POLLIN), revents: 0)
+        return poll(&waiting, 1, 5000) == 1
+    }
+
+    @Test func syncsAFileAndReportsTheOutcomeOnce() throws {
+        let directory = try TemporaryDirectory(prefix: "async-sync")
+        defer { directory.remove() }
+        let probe = try FileSystem.openDirectory(directory.path)
+        defer { probe.close() }
+        let sync = try AsyncDataSync(probe: probe)
+        let file = try FileDescriptor.openFile(directory.file("data"), .createNew(mode: 0o600))
+        defer { file.close() }
+        try file.writeAll(Array("record\n".utf8), at: 0)
+        #expect(sync.reap(file) == nil, "nothing submitted, nothing to reap")
+        try sync.submit(file)
+        #expect(waitForCompletion(sync))
+        let outcome = try #require(sync.reap(file))
+        #expect((try? outcome.get()) != nil, "\(outcome)")
+        #expect(sync.reap(file) == nil, "one sync, one outcome")
+    }
+
+    @Test func refusesADescriptorThatCannotBeSynced() throws {
+        let directory = try TemporaryDirectory(prefix: "async-sync")
+        defer { directory.remove() }
+        let probe = try FileSystem.openDirectory(directory.path)
+        defer { probe.close() }
+        let sync = try AsyncDataSync(probe: probe)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let reader = FileDescriptor(rawValue: ends[0])
+        let writer = FileDescriptor(rawValue: ends[1])
+        defer {
+            reader.close()
+            writer.close()
+        }
+        // A pipe has no fsync: the kernel refuses the request at submission (EINVAL), so it never completes.
+        #expect(throws: SystemError.self) { try sync.submit(reader) }
+    }
+}
