@@ -6,9 +6,10 @@ import MobiusSystem
 /// With `--ephemeral` only the in-memory window of recent records is kept.
 ///
 /// Threads: everything here but the writer's work runs on the reactor thread. The pass writes its records as it
-/// applies its events (`PassCommit`). With `fsync: "always"` they are written and fdatasynced on the journal
-/// thread, which posts the outcome back; with `batch` and `never` they are written on the reactor (a page-cache
-/// copy) and the journal thread syncs every 100 ms (`batch`). Snapshots are written on the journal thread; `log`
+/// applies its events (`PassCommit`). With `fsync: "always"` a small pass is written on the reactor and synced by
+/// the kernel in the background (`backgroundSync`), any other is written and fdatasynced on the journal thread,
+/// which posts the outcome back; with `batch` and `never` they are written on the reactor (a page-cache copy) and
+/// the journal thread syncs every 100 ms (`batch`). Snapshots are written on the journal thread; `log`
 /// reads of older records on the read thread.
 final class DaemonJournal {
     let settings: JournalSettings
