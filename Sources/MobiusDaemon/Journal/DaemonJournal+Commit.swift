@@ -112,7 +112,13 @@ extension DaemonJournal: PassCommitHook {
 
     /// The background fdatasync has completed (its eventfd is readable): the pass is committed, or it fails.
     func backgroundSyncDone() {
-        guard let sync = backgroundSync, let pass = syncing, let outcome = sync.reap(pass.fd) else { return }
+        guard let sync = backgroundSync else { return }
+        guard let pass = syncing else {
+            // Nothing in flight: clear the descriptor so that a stray signal cannot keep the reactor busy.
+            sync.completion.drain()
+            return
+        }
+        guard let outcome = sync.reap(pass.fd) else { return }
         syncing = nil
         switch outcome {
         case .success:
