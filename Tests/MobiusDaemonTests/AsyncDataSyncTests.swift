@@ -9,12 +9,17 @@ struct AsyncDataSyncTests {
         return poll(&waiting, 1, 5000) == 1
     }
 
+    /// A sync set up with the directory as its start-up probe.
+    private func syncChecked(on directory: TemporaryDirectory) throws -> AsyncDataSync {
+        let probe = try FileSystem.openDirectory(directory.path)
+        defer { probe.close() }
+        return try AsyncDataSync(probe: probe)
+    }
+
     @Test func syncsAFileAndReportsTheOutcomeOnce() throws {
         let directory = try TemporaryDirectory(prefix: "async-sync")
         defer { directory.remove() }
-        let probe = try FileSystem.openDirectory(directory.path)
-        defer { probe.close() }
-        let sync = try AsyncDataSync(probe: probe)
+        let sync = try syncChecked(on: directory)
         let file = try FileDescriptor.openFile(directory.file("data"), .createNew(mode: 0o600))
         defer { file.close() }
         try file.writeAll(Array("record\n".utf8), at: 0)
@@ -29,9 +34,7 @@ struct AsyncDataSyncTests {
     @Test func refusesADescriptorThatCannotBeSynced() throws {
         let directory = try TemporaryDirectory(prefix: "async-sync")
         defer { directory.remove() }
-        let probe = try FileSystem.openDirectory(directory.path)
-        defer { probe.close() }
-        let sync = try AsyncDataSync(probe: probe)
+        let sync = try syncChecked(on: directory)
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let reader = FileDescriptor(rawValue: ends[0])
