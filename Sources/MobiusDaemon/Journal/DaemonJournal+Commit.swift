@@ -127,7 +127,10 @@ extension DaemonJournal: PassCommitHook {
             committed(&records, seqs: pass.seqs)
             pass.done(.committed)
         case .failure(let error):
-            guard let writer else { return }
+            guard let writer else {
+                pass.done(failed(error))
+                return
+            }
             abandonThenFail(error, writer: writer, done: pass.done)
         }
     }
@@ -135,7 +138,11 @@ extension DaemonJournal: PassCommitHook {
     /// After a background write or sync failed: the segment is cut back and closed on the journal thread (the cut
     /// is synced, which may take long on a failing disk), then the pass gets `StorageFailure`.
     private func abandonThenFail(_ error: SystemError, writer: JournalWriter, done: @escaping (CommitOutcome) -> Void) {
-        guard let reactor else { return }
+        guard let reactor else {
+            // Not reached: a pass is journaled only once the journal is attached to the reactor.
+            done(failed(error))
+            return
+        }
         let waker = reactor.waker
         let journal = ReactorBound(value: self)
         let finish = ReactorBound(value: done)
@@ -145,7 +152,8 @@ extension DaemonJournal: PassCommitHook {
         }
     }
 
-    /// Where `always` passes are synced, for `status`.
+    /// Where passes are synced, for `status`: by the kernel in the background (small `always` passes), on the journal
+    /// thread (the other `always` passes, and `batch`), or nowhere (`never`, `--ephemeral`).
     var fdatasyncWhere: String {
         guard writer != nil, settings.fsync != .never else { return "none" }
         return backgroundSync == nil ? "journal thread" : "kernel background"
