@@ -14,6 +14,8 @@ APT_PACKAGES := libsystemd-dev libdbus-1-dev socat dbus-daemon dbus-bin python3-
 APT_PACKAGES += python3-paho-mqtt mosquitto
 # zsh runs the zsh completions in their tests (Tests/IntegrationTests/Completion).
 APT_PACKAGES += zsh
+# linux/aio_abi.h: the journal's background fdatasync (Linux AIO, in the CLinux shim).
+APT_PACKAGES += linux-libc-dev
 BENCH_RUNS ?= 5
 
 .PHONY: all deps build test lint format bench run clean install install-files uninstall
