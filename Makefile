@@ -58,6 +58,7 @@ bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobius-json-bench
 	Benchmarks/run-json.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobius-json-bench" $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-daemon.sh $(BENCH_RUNS)
+	Benchmarks/run-fsync-handoff.sh
 	SWIFT=$(SWIFT) Benchmarks/run-systemd.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh 3
 	SWIFT=$(SWIFT) Benchmarks/run-plugin-daemon.sh $(BENCH_RUNS)
