@@ -10,15 +10,17 @@ package final class AsyncDataSync {
     package let completion: EventFD
     private let context: UInt64
 
-    /// Sets up the context and checks that the kernel really syncs in the background by syncing `probe` (a file or
-    /// directory) and waiting up to `timeoutMilliseconds` for it. Fails where the kernel or a seccomp filter does not
-    /// offer it (no AIO, or AIO without fsync before Linux 4.18); the caller then syncs on a thread of its own.
-    package init(probe: FileDescriptor, timeoutMilliseconds: Int32 = 5000) throws(SystemError) {
+    /// Sets up the context and checks that the kernel really syncs in the background by syncing the directory at
+    /// `probing` once and waiting up to `timeoutMilliseconds` for it. Fails where the kernel or a seccomp filter does
+    /// not offer it (no AIO, or AIO without fsync before Linux 4.18); the caller then syncs on a thread of its own.
+    package init(probing directory: String, timeoutMilliseconds: Int32 = 5000) throws(SystemError) {
         completion = try EventFD()
         var created: UInt64 = 0
         let status = mobiusd_aio_setup(1, &created)
         guard status == 0 else { throw SystemError(errno: -status, operation: "io_setup") }
         context = created
+        let probe = try FileSystem.openDirectory(directory)
+        defer { probe.close() }
         try submit(probe)
         var waiting = pollfd(fd: completion.fd.rawValue, events: Int16(POLLIN), revents: 0)
         guard retryingOnInterrupt({ poll(&waiting, 1, timeoutMilliseconds) }) == 1 else {

@@ -77,9 +77,7 @@ struct JournalRecoveryTests {
     static func kernelSyncsInBackground() -> Bool {
         guard let directory = try? TemporaryDirectory(prefix: "aio-probe") else { return false }
         defer { directory.remove() }
-        guard let probe = try? FileSystem.openDirectory(directory.path) else { return false }
-        defer { probe.close() }
-        return (try? AsyncDataSync(probe: probe)) != nil
+        return (try? AsyncDataSync(probing: directory.path)) != nil
     }
 
     @Test func aFreshStateDirectoryGetsANewEpoch() throws {
@@ -224,7 +222,7 @@ struct JournalRecoveryTests {
         #expect(settled.items.first?["seq"]?.int64Value == firstKept)
         #expect(settled.end.seq == 400)
         // The files go after the catalog has let them go.
-        try DaemonTraffic.eventually("two snapshots, and the journal compacted behind them: \(sandbox.files())") {
+        try DaemonTraffic.eventually("two snapshots, and the journal compacted behind them") {
             let files = sandbox.files()
             return files.filter { $0.hasSuffix(".snapshot") }.count == 2
                 && files.filter { $0.hasSuffix(".journal") }.count <= 4

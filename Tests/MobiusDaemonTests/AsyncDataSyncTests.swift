@@ -15,7 +15,7 @@ struct AsyncDataSyncTests {
     @Test func syncsAFileAndReportsTheOutcomeOnce() throws {
         let directory = try TemporaryDirectory(prefix: "async-sync")
         defer { directory.remove() }
-        let sync = try syncProbed(on: directory)
+        let sync = try AsyncDataSync(probing: directory.path)
         let file = try FileDescriptor.openFile(directory.file("data"), .createNew(mode: 0o600))
         defer { file.close() }
         try file.writeAll(Array("record\n".utf8), at: 0)
@@ -30,7 +30,7 @@ struct AsyncDataSyncTests {
     @Test func refusesADescriptorThatCannotBeSynced() throws {
         let directory = try TemporaryDirectory(prefix: "async-sync")
         defer { directory.remove() }
-        let sync = try syncProbed(on: directory)
+        let sync = try AsyncDataSync(probing: directory.path)
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let reader = FileDescriptor(rawValue: ends[0])
@@ -44,15 +44,8 @@ struct AsyncDataSyncTests {
     }
 }
 
-/// A sync set up with `directory` as its start-up probe.
-private func syncProbed(on directory: TemporaryDirectory) throws -> AsyncDataSync {
-    let probe = try FileSystem.openDirectory(directory.path)
-    defer { probe.close() }
-    return try AsyncDataSync(probe: probe)
-}
-
 private func kernelOffersBackgroundSync() -> Bool {
     guard let directory = try? TemporaryDirectory(prefix: "aio-probe") else { return false }
     defer { directory.remove() }
-    return (try? syncProbed(on: directory)) != nil
+    return (try? AsyncDataSync(probing: directory.path)) != nil
 }

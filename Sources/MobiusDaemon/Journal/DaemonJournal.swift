@@ -125,9 +125,7 @@ final class DaemonJournal {
     /// journal thread syncs instead.
     private func startBackgroundSync(directory: String, on reactor: Reactor) {
         do {
-            let probe = try FileSystem.openDirectory(directory)
-            defer { probe.close() }
-            let sync = try AsyncDataSync(probe: probe)
+            let sync = try AsyncDataSync(probing: directory)
             let handler = ClosureHandler { [unowned self] _ in backgroundSyncDone() }
             _ = try reactor.register(sync.completion.fd, for: .readable, handler: handler)
             backgroundSync = sync

@@ -57,14 +57,15 @@ extension ControlServer {
             state.canWrite = current.canWrite
         }
         connection.requests = state
-        // Each input moves into the loop's queue, leaving a payload-free placeholder for the array to destroy: a
-        // `for in` copied every payload out and destroyed it again with the array (about 500 instructions an event).
-        let placeholder = ClientInput.disconnected(connection.id)
+        // Each input moves into the loop's queue; its slot keeps a value that owns nothing (`.disconnected`), which
+        // the array then destroys for free. A `for in` copied every payload out and destroyed it again with the
+        // array (about 500 instructions an event).
+        let ownsNothing = ClientInput.disconnected(connection.id)
         result.inputs.withUnsafeMutableBufferPointer { inputs in
             guard let base = inputs.baseAddress else { return }
             for index in inputs.indices {
                 let input = (base + index).move()
-                (base + index).initialize(to: placeholder)
+                (base + index).initialize(to: ownsNothing)
                 submit(input, on: connection)
             }
         }
