@@ -54,4 +54,40 @@ struct HostileReaderTests {
         flooder.close()
         #expect(try other.request("ping", timeout: .seconds(10)).ok == true)
     }
+
+    /// The same with durable events (`fsync: "always"`, synced by the kernel in the background where it can): the
+    /// flood's passes are journaled while its acks pile up unread, and the daemon stays within its bounds and keeps
+    /// answering others.
+    @Test func durableEventFloodThatNeverReadsCannotGrowTheDaemon() throws {
+        let sandbox = JournalSandbox()
+        let daemon = try sandbox.start(state: #""logWindowBytes":1048576"#, socket: #""maxOutputBytes":1048576"#)
+        let other = try daemon.connect()
+        let baseline = try daemon.residentBytes()
+        let flooder = try daemon.connect()
+        flooder.setSendBuffer(bytes: 4 << 20)
+        let line = #"{"type":"increment"}"# + "\n"
+        // 2,000,000 events: answered without a bound, their acks alone would be 48 MB.
+        let requests = Array(String(repeating: line, count: 2_000_000).utf8)
+        var sent = 0
+        var peak = baseline
+        var pings = 0
+        let started = ContinuousClock.now
+        while ContinuousClock.now - started < .seconds(4) {
+            if sent < requests.count { sent += try flooder.sendWithoutBlocking(requests[sent...]) }
+            peak = max(peak, try daemon.residentBytes())
+            let ping = try other.request("ping", timeout: .seconds(5))
+            #expect(ping.ok == true, "\(ping)")
+            pings += 1
+            usleep(100_000)
+        }
+        #expect(peak - baseline <= Self.growthLimit, "RSS grew from \(baseline >> 20) to \(peak >> 20) MiB")
+        #expect(sent >= 40_000 * line.utf8.count, "the flood sent 40,000 events or more (\(sent) bytes)")
+        #expect(pings >= 20)
+        let applied = try #require(try other.request("status").seq)
+        #expect(applied > 10_000, "the flood's events were journaled (seq \(applied))")
+        #expect(
+            applied < Int64(requests.count / line.utf8.count),
+            "the daemon stopped reading the flood once its acks reached the output bound (seq \(applied))")
+        #expect(daemon.isRunning, "mobiusd died: \(daemon.standardError)")
+    }
 }

@@ -9,14 +9,15 @@ final class JournalSandbox {
     var socketPath: String { scratch.file("j.sock") }
     private var runs = 0
 
-    /// Starts `mobiusd` on the state directory with `state` (a JSON object's members, e.g. `"snapshotEvents":10`)
-    /// in its config.
+    /// Starts `mobiusd` on the state directory with `state` and `socket` (a JSON object's members each, e.g.
+    /// `"snapshotEvents":10`) in its config.
     func start(
-        state: String = "", update: String = #"{"builtin":"counter"}"#, launcher: [String] = [], extra: [String] = []
+        state: String = "", socket: String = "", update: String = #"{"builtin":"counter"}"#, launcher: [String] = [],
+        extra: [String] = []
     ) throws -> DaemonProcess {
         runs += 1
         let config = scratch.write(
-            "mobiusd-\(runs).json", #"{"update":\#(update),"state":{\#(state)}}"#)
+            "mobiusd-\(runs).json", #"{"update":\#(update),"state":{\#(state)},"socket":{\#(socket)}}"#)
         return try DaemonProcess(
             scratch: scratch,
             arguments: ["--socket", socketPath, "--state-dir", stateDirectory, "--config", config] + extra,
