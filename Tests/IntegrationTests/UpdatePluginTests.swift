@@ -35,6 +35,20 @@ struct UpdatePluginTests {
         try daemon.terminate()
     }
 
+    /// The host sends a client's event as the compact form of the text it arrived as (no second encoding): what the
+    /// plugin gets is the same JSON value, whitespace, escapes and all.
+    @Test(arguments: [false, true])
+    func clientEventsReachThePluginAsTheSameValue(batch: Bool) throws {
+        let (daemon, client) = try daemon(batch: batch)
+        let sent = #"{ "type" : "note", "text": "caf\u00e9 \"q\"\t", "list": [1, {"a": null}, true], "n": -3.25e2 }"#
+        try client.send(lines: [sent, #"{"type":"add","n":1}"#])
+        #expect(try client.readReply().seq == 1)
+        #expect(try client.readReply().seq == 2)
+        let seen = try client.request("model").model?["seen"]?.arrayValue ?? []
+        #expect(seen == [try JSONValue(parsing: sent)], "\(seen)")
+        try daemon.terminate()
+    }
+
     @Test func batchesAreOnePerSegmentAndBoundedByMaxBatch() throws {
         let scratch = DaemonScratch()
         let calls = scratch.file("calls")

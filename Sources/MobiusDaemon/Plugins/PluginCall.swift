@@ -20,10 +20,11 @@ final class PluginUpdateCall {
     }
 
     let method: String
-    let params: JSONValue
+    /// The request's `params`, encoded once (a batch's events are the texts they arrived as).
+    let params: [UInt8]
     let completion: (Result<JSONValue, Failure>) -> Void
 
-    init(method: String, params: JSONValue, completion: @escaping (Result<JSONValue, Failure>) -> Void) {
+    init(method: String, params: [UInt8], completion: @escaping (Result<JSONValue, Failure>) -> Void) {
         self.method = method
         self.params = params
         self.completion = completion

@@ -48,9 +48,20 @@ enum PluginMessage {
 
     /// A request line from the host.
     static func request(id: Int64, method: String, params: JSONValue) -> [UInt8] {
-        JSONLine.object([
-            ("jsonrpc", "2.0"), ("id", .number(JSONNumber(id))), ("method", .string(method)), ("params", params),
-        ])
+        request(id: id, method: method, encodedParams: params.encoded())
+    }
+
+    /// A request line from the host around `params` already encoded (one compact JSON value).
+    static func request(id: Int64, method: String, encodedParams params: [UInt8]) -> [UInt8] {
+        var line = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+        line.reserveCapacity(params.count + method.utf8.count + 48)
+        line.append(contentsOf: String(id).utf8)
+        line.append(contentsOf: #","method":"#.utf8)
+        JSONValue.string(method).encode(into: &line)
+        line.append(contentsOf: #","params":"#.utf8)
+        line.append(contentsOf: params)
+        line.append(contentsOf: "}\n".utf8)
+        return line
     }
 
     /// Appends an `effect` request line to `buffer` (a plugin's stdin queue), written directly: the hot path of every

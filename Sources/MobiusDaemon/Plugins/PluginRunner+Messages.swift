@@ -243,7 +243,7 @@ extension PluginRunner {
             let id = nextID
             nextID += 1
             inFlight[id] = .update(update)
-            channel?.send(PluginMessage.request(id: id, method: update.method, params: update.params))
+            channel?.send(PluginMessage.request(id: id, method: update.method, encodedParams: update.params))
         }
     }
 
@@ -308,7 +308,7 @@ extension PluginRunner {
     /// Sends `init`, `update` or `updateBatch`; `completion` gets the result. One is in flight at a time, in
     /// order; one in flight when the plugin dies is sent again after its restart.
     func call(
-        _ method: String, params: JSONValue, completion: @escaping (Result<JSONValue, PluginUpdateCall.Failure>) -> Void
+        _ method: String, params: [UInt8], completion: @escaping (Result<JSONValue, PluginUpdateCall.Failure>) -> Void
     ) {
         let update = PluginUpdateCall(method: method, params: params, completion: completion)
         switch state {

@@ -32,7 +32,7 @@ final class PluginUpdateDriver {
     private func initiate(
         _ model: JSONValue, _ done: @escaping (Result<First<JSONValue, JSONValue>, Unavailable>) -> Void
     ) {
-        call("init", ["model": model], parse: Self.step) { [log, runner] outcome in
+        call("init", Self.params(model: model), parse: Self.step) { [log, runner] outcome in
             switch outcome {
             case .success(.success(let step)):
                 done(.success(First(model: step.model ?? model, effects: step.effects)))
@@ -48,9 +48,10 @@ final class PluginUpdateDriver {
     }
 
     private func prepare(
-        _ model: JSONValue, _ segments: [[JSONValue]], _ done: @escaping (Result<[Outcome], Unavailable>) -> Void
+        _ model: JSONValue, _ segments: [[ArraySlice<UInt8>]],
+        _ done: @escaping (Result<[Outcome], Unavailable>) -> Void
     ) {
-        var chunks: [ArraySlice<JSONValue>] = []
+        var chunks: [ArraySlice<ArraySlice<UInt8>>] = []
         var segmentEnds: Set<Int> = []
         for segment in segments {
             let size = runner.handlesBatch ? maxBatch : 1
@@ -73,7 +74,7 @@ final class PluginUpdateDriver {
 
     /// Runs the chunks one after another, each from the model the one before left.
     private func run(
-        _ chunks: [ArraySlice<JSONValue>], index: Int, model: JSONValue, outcomes: OutcomeBuffer,
+        _ chunks: [ArraySlice<ArraySlice<UInt8>>], index: Int, model: JSONValue, outcomes: OutcomeBuffer,
         done: @escaping (Result<[Outcome], Unavailable>) -> Void
     ) {
         guard index < chunks.count else {
@@ -87,9 +88,7 @@ final class PluginUpdateDriver {
         }
         if runner.handlesBatch {
             let count = chunk.count
-            call(
-                "updateBatch", ["model": model, "events": .array(Array(chunk))], parse: { Self.batch($0, count: count) }
-            ) {
+            call("updateBatch", Self.params(model: model, events: chunk), parse: { Self.batch($0, count: count) }) {
                 outcome in
                 switch outcome {
                 case .success(.success(let batch)):
@@ -102,7 +101,7 @@ final class PluginUpdateDriver {
                 }
             }
         } else {
-            call("update", ["model": model, "event": chunk[chunk.startIndex]], parse: Self.step) { outcome in
+            call("update", Self.params(model: model, event: chunk[chunk.startIndex]), parse: Self.step) { outcome in
                 switch outcome {
                 case .success(.success(let step)):
                     let result: Next<JSONValue, JSONValue> =
@@ -120,10 +119,10 @@ final class PluginUpdateDriver {
     /// One request; a result `parse` cannot read is a protocol violation and the request is asked again after
     /// the restart.
     private func call<Parsed>(
-        _ method: String, _ params: JSONObject, parse: @escaping (JSONValue) -> Parsed?,
+        _ method: String, _ params: [UInt8], parse: @escaping (JSONValue) -> Parsed?,
         done: @escaping (Result<Result<Parsed, EventRejection>, Unavailable>) -> Void
     ) {
-        runner.call(method, params: .object(params)) { [self] outcome in
+        runner.call(method, params: params) { [self] outcome in
             switch outcome {
             case .success(let result):
                 guard let parsed = parse(result) else {
@@ -138,6 +137,38 @@ final class PluginUpdateDriver {
                 done(.failure(Unavailable(message: message)))
             }
         }
+    }
+
+    /// `init`'s params, `{"model":M}`.
+    static func params(model: JSONValue) -> [UInt8] {
+        var params = Array(#"{"model":"#.utf8)
+        model.encode(into: &params)
+        params.append(UInt8(ascii: "}"))
+        return params
+    }
+
+    /// `update`'s params, `{"model":M,"event":E}`, with the event's text as it is.
+    static func params(model: JSONValue, event: ArraySlice<UInt8>) -> [UInt8] {
+        var params = Array(#"{"model":"#.utf8)
+        model.encode(into: &params)
+        params.append(contentsOf: #","event":"#.utf8)
+        params.append(contentsOf: event)
+        params.append(UInt8(ascii: "}"))
+        return params
+    }
+
+    /// `updateBatch`'s params, `{"model":M,"events":[E,...]}`, with the events' texts joined as they are.
+    static func params(model: JSONValue, events: ArraySlice<ArraySlice<UInt8>>) -> [UInt8] {
+        var params = Array(#"{"model":"#.utf8)
+        params.reserveCapacity(events.reduce(64) { $0 + $1.count + 1 })
+        model.encode(into: &params)
+        params.append(contentsOf: #","events":["#.utf8)
+        for index in events.indices {
+            if index != events.startIndex { params.append(UInt8(ascii: ",")) }
+            params.append(contentsOf: events[index])
+        }
+        params.append(contentsOf: "]}".utf8)
+        return params
     }
 
     /// The result of `init` or `update`: `{"model":M?,"effects":[...]?}`.

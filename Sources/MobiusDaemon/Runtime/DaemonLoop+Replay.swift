@@ -47,18 +47,19 @@ extension DaemonLoop {
         }
         let records = pendingReplay
         pendingReplay = []
-        var decoded: [Event] = []
+        var texts: [ArraySlice<UInt8>] = []
         var seqs: [UInt64] = []
         for (seq, json) in records {
             do {
-                decoded.append(try decodeEvent(json))
+                _ = try decodeEvent(json)
+                texts.append(ArraySlice(json.encoded()))
                 seqs.append(seq)
             } catch {
                 log.warning("replay: journaled event \(seq) no longer decodes (\(error)); skipped")
             }
         }
-        log.info("replaying \(decoded.count) journaled events through the update plugin")
-        externalUpdate.prepare(state.model, [decoded]) { [self] outcome in
+        log.info("replaying \(texts.count) journaled events through the update plugin")
+        externalUpdate.prepare(state.model, [texts]) { [self] outcome in
             switch outcome {
             case .success(let outcomes):
                 for (index, result) in outcomes.enumerated() where index < seqs.count {

@@ -37,6 +37,8 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Inputs waiting for the next pass, in arrival order.
     @exclusivity(unchecked) private var queue: [PassInput<Event>] = []
+    /// The queued events' texts, noted as they are queued, for `externalUpdate` (kept only when there is one).
+    @exclusivity(unchecked) private var queuedSegments = EventSegments()
     /// Arrays of the last pass kept for their capacity: the next pass's queue and outputs reuse them.
     @exclusivity(unchecked) private var spareQueue: [PassInput<Event>] = []
     @exclusivity(unchecked) private var spareOutputs: [PassOutput] = []
@@ -110,7 +112,28 @@ final class DaemonLoop<Model, Event, Effect> {
     /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func enqueue(_ input: PassInput<Event>) {
+        noteForExternalUpdate(input)
         queue.append(input)
+    }
+
+    /// Notes a queued input's part in `queuedSegments`: an event's text, or the end of a segment.
+    private func noteForExternalUpdate(_ input: PassInput<Event>) {
+        guard externalUpdate != nil else { return }
+        switch input {
+        case .event(let queued):
+            queuedSegments.append(queued.text ?? ArraySlice((queued.json ?? encodeEvent(queued.event)).encoded()))
+        case .request(let request, _):
+            noteForExternalUpdate(request)
+        default:
+            break
+        }
+    }
+
+    private func noteForExternalUpdate(_ request: LoopRequest) {
+        switch request {
+        case .model, .subscribe: queuedSegments.cut()
+        default: break
+        }
     }
 
     /// Queues a client's input, decoding its event with the app's codec (a failure answers `InvalidEvent`).
@@ -124,14 +147,17 @@ final class DaemonLoop<Model, Event, Effect> {
                 // (Not a `?:` with `nil`: JSONValue takes the nil literal, so that would keep a JSON null.)
                 var kept: JSONValue?
                 if text == nil { kept = json }
-                queue.append(
-                    .event(try decodeEvent(json), json: kept, text: text, source: .client, ticket: ticket))
+                let event = try decodeEvent(json)
+                if externalUpdate != nil { queuedSegments.append(text ?? ArraySlice(json.encoded())) }
+                queue.append(.event(event, json: kept, text: text, source: .client, ticket: ticket))
             } catch {
                 queue.append(
                     .rejected(
                         .invalidEvent, "the app rejected the event: \(EventRejection.message(for: error))", ticket))
             }
-        case .request(let request, let ticket): queue.append(.request(request, ticket))
+        case .request(let request, let ticket):
+            if externalUpdate != nil { noteForExternalUpdate(request) }
+            queue.append(.request(request, ticket))
         case .rejected(let code, let message, let ticket): queue.append(.rejected(code, message, ticket))
         case .reply(let line, let ticket): queue.append(.reply(line, ticket))
         case .disconnected(let connection): queue.append(.disconnected(connection))
@@ -159,7 +185,10 @@ final class DaemonLoop<Model, Event, Effect> {
                 drain: { [unowned self] limit in
                     let items = inbox.take(upTo: limit)
                     for item in items {
-                        if let input = convert(item) { queue.append(input) }
+                        if let input = convert(item) {
+                            noteForExternalUpdate(input)
+                            queue.append(input)
+                        }
                     }
                     return items.count
                 }))
@@ -259,8 +288,8 @@ final class DaemonLoop<Model, Event, Effect> {
         var inputs: [PassInput<Event>] = []
         swap(&inputs, &spareQueue)
         swap(&inputs, &queue)
-        if let externalUpdate, let segments = Self.eventSegments(inputs) {
-            prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: segments)
+        if let externalUpdate, !queuedSegments.isEmpty {
+            prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: queuedSegments.take())
             return
         }
         // One expression: with the work in a local first, it was copied and destroyed once more.
@@ -271,7 +300,8 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Apart from `runPass` so that the closure's capture does not put every pass's inputs in a box of their own
     /// (an allocation, and a second reference that made `recycle` copy the array instead of emptying it).
     private func prepareThenCommit(
-        _ inputs: [PassInput<Event>], externalUpdate: ExternalUpdate<Model, Event, Effect>, segments: [[Event]]
+        _ inputs: [PassInput<Event>], externalUpdate: ExternalUpdate<Model, Event, Effect>,
+        segments: [[ArraySlice<UInt8>]]
     ) {
         preparing = true
         externalUpdate.prepare(state.model, segments) { [self] outcome in
@@ -287,28 +317,6 @@ final class DaemonLoop<Model, Event, Effect> {
             }
             requestAnotherRound()
         }
-    }
-
-    /// The pass's events split where the pass reads the model between two of them (`model`, `subscribe`), or
-    /// `nil` when the pass has no event.
-    static func eventSegments(_ inputs: [PassInput<Event>]) -> [[Event]]? {
-        var segments: [[Event]] = []
-        var current: [Event] = []
-        for input in inputs {
-            switch input {
-            case .event(let queued):
-                current.append(queued.event)
-            case .request(.model, _), .request(.subscribe, _):
-                if !current.isEmpty {
-                    segments.append(current)
-                    current = []
-                }
-            default:
-                break
-            }
-        }
-        if !current.isEmpty { segments.append(current) }
-        return segments.isEmpty ? nil : segments
     }
 
     /// Hands a computed pass to the commit hook (if any) and finishes it.

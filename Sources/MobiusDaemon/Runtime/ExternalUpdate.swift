@@ -19,5 +19,9 @@ struct ExternalUpdate<Model, Event, Effect> {
     /// The outcomes of `segments`' events, in order, applied from `model`. Events of one segment may be computed
     /// together (one batch); a segment ends where the pass reads the model, so each segment after the first starts
     /// from the model the one before it left.
-    let prepare: (Model, [[Event]], @escaping (Result<[Outcome], Unavailable>) -> Void) -> Void
+    ///
+    /// Each event comes as its compact JSON text: a client's event as the client sent it (the same bytes the journal
+    /// records), any other encoded once. The request to the plugin is put together from these bytes, so the loop
+    /// neither walks nor copies the events' values to ask for their outcomes.
+    let prepare: (Model, [[ArraySlice<UInt8>]], @escaping (Result<[Outcome], Unavailable>) -> Void) -> Void
 }
