@@ -100,7 +100,8 @@ extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSON
         DaemonApp(
             name: name, initialModel: model, update: update, initiate: initiate, effects: effects,
             codec: DaemonCodec(
-                decodeEvent: { event in
+                decodeEvent: { (event: consuming JSONValue) in
+                    // Taken over, not copied: a JSON app's event is the JSON itself.
                     try validate?(event)
                     return event
                 },

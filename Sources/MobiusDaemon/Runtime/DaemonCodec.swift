@@ -3,7 +3,7 @@ import MobiusJSON
 /// How an app's types become JSON and back.
 struct DaemonCodec<Model, Event, Effect> {
     /// Turns a client's (or plugin's) JSON event into the app's event; throwing rejects it with `InvalidEvent`.
-    let decodeEvent: (JSONValue) throws -> Event
+    let decodeEvent: (consuming JSONValue) throws -> Event
     let encodeEvent: (Event) -> JSONValue
     /// Throws when the model cannot be encoded, e.g. a typed model nested deeper than JSON's limit.
     let encodeModel: (Model) throws -> JSONValue

@@ -22,7 +22,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// The parts of the app a pass uses per event, held apart from `app`: reading them through `app` copied the
     /// whole app value (every closure in it retained and released) for each event.
     let update: (Model, Event) throws -> Next<Model, Effect>
-    let decodeEvent: (JSONValue) throws -> Event
+    let decodeEvent: (consuming JSONValue) throws -> Event
     let encodeModel: (Model) throws -> JSONValue
     let encodeEvent: (Event) -> JSONValue
     let modelDepth: ModelDepthCheck
@@ -147,8 +147,9 @@ final class DaemonLoop<Model, Event, Effect> {
                 // (Not a `?:` with `nil`: JSONValue takes the nil literal, so that would keep a JSON null.)
                 var kept: JSONValue?
                 if text == nil { kept = json }
-                let event = try decodeEvent(json)
-                if externalUpdate != nil { queuedSegments.append(text ?? ArraySlice(json.encoded())) }
+                let noted = externalUpdate == nil ? nil : text ?? ArraySlice(json.encoded())
+                let event = try decodeEvent(consume json)
+                if let noted { queuedSegments.append(noted) }
                 queue.append(.event(event, json: kept, text: text, source: .client, ticket: ticket))
             } catch {
                 queue.append(
