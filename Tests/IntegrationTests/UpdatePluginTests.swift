@@ -35,17 +35,17 @@ struct UpdatePluginTests {
         try daemon.terminate()
     }
 
-    /// The host sends a client's event as the compact form of the text it arrived as (no second encoding): what the
-    /// plugin gets is the same JSON value, whitespace, escapes and all.
+    /// A client's compact event goes to the plugin as the bytes it arrived as, any other as the daemon's encoding of
+    /// it: either way the plugin gets the same JSON value, escapes, numbers and all.
     @Test(arguments: [false, true])
     func clientEventsReachThePluginAsTheSameValue(batch: Bool) throws {
         let (daemon, client) = try daemon(batch: batch)
-        let sent = #"{ "type" : "note", "text": "caf\u00e9 \"q\"\t", "list": [1, {"a": null}, true], "n": -3.25e2 }"#
-        try client.send(lines: [sent, #"{"type":"add","n":1}"#])
-        #expect(try client.readReply().seq == 1)
-        #expect(try client.readReply().seq == 2)
+        let compact = #"{"type":"note","text":"caf\u00e9 \"q\"\t","list":[1,{"a":null},true],"n":-3.25e2}"#
+        let spaced = #"{ "type" : "note", "text": "caf\u00e9 \"q\"", "list": [ 2.50, {"b": [] } ], "n": 1E+2 }"#
+        try client.send(lines: [compact, spaced, #"{"type":"add","n":1}"#])
+        for seq in 1...3 { #expect(try client.readReply().seq == Int64(seq)) }
         let seen = try client.request("model").model?["seen"]?.arrayValue ?? []
-        #expect(seen == [try JSONValue(parsing: sent)], "\(seen)")
+        #expect(seen == [try JSONValue(parsing: compact), try JSONValue(parsing: spaced)], "\(seen)")
         try daemon.terminate()
     }
 

@@ -20,8 +20,8 @@ struct ExternalUpdate<Model, Event, Effect> {
     /// together (one batch); a segment ends where the pass reads the model, so each segment after the first starts
     /// from the model the one before it left.
     ///
-    /// Each event comes as its compact JSON text: a client's event as the client sent it (the same bytes the journal
-    /// records), any other encoded once. The request to the plugin is put together from these bytes, so the loop
+    /// Each event comes as its compact JSON text, the bytes the journal records: a client's compact event as the
+    /// client sent it, any other encoded once. The request to the plugin is put together from these bytes, so the loop
     /// neither walks nor copies the events' values to ask for their outcomes.
     let prepare: (Model, [[ArraySlice<UInt8>]], @escaping (Result<[Outcome], Unavailable>) -> Void) -> Void
 }
