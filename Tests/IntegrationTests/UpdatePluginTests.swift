@@ -49,6 +49,29 @@ struct UpdatePluginTests {
         try daemon.terminate()
     }
 
+    /// No request line goes past the plugin's `maxLineBytes`: a batch takes only the events that fit, and an event
+    /// that does not fit even alone with the model is rejected with a message naming the limit, never sent.
+    @Test(arguments: [false, true])
+    func requestsStayWithinThePluginsLineLimit(batch: Bool) throws {
+        let scratch = DaemonScratch()
+        let lengths = scratch.file("lengths")
+        let (daemon, client) = try daemon(
+            batch: batch, options: ["lineLengths": .string(lengths)], extra: ["maxLineBytes": 1024])
+        let padded = { (bytes: Int) in #"{"type":"add","n":1,"pad":"\#(String(repeating: "x", count: bytes))"}"# }
+        let lines = Array(repeating: padded(300), count: 6) + [padded(1100), #"{"type":"add","n":1}"#]
+        try client.send(lines: lines)
+        var replies: [DaemonReply] = []
+        for _ in lines { replies.append(try client.readReply()) }
+        #expect(replies.prefix(6).map(\.seq) == [1, 2, 3, 4, 5, 6], "\(replies)")
+        #expect(replies[6].errorCode == "InvalidEvent", "\(replies[6])")
+        #expect(replies[6].errorMessage?.contains("maxLineBytes 1024") == true, "\(replies[6])")
+        #expect(replies[7].seq == 7, "\(replies[7])")
+        #expect(try client.request("model").model?["total"] == 7)
+        let sent = scratch.read("lengths").split(separator: "\n").compactMap { Int($0) }
+        #expect(sent.count >= (batch ? 3 : 7) && sent.allSatisfy { $0 <= 1024 }, "request line lengths: \(sent)")
+        try daemon.terminate()
+    }
+
     @Test func batchesAreOnePerSegmentAndBoundedByMaxBatch() throws {
         let scratch = DaemonScratch()
         let calls = scratch.file("calls")

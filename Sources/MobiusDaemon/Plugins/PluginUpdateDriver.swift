@@ -51,45 +51,66 @@ final class PluginUpdateDriver {
         _ model: JSONValue, _ segments: [[ArraySlice<UInt8>]],
         _ done: @escaping (Result<[Outcome], Unavailable>) -> Void
     ) {
-        var chunks: [ArraySlice<ArraySlice<UInt8>>] = []
-        var segmentEnds: Set<Int> = []
-        for segment in segments {
-            let size = runner.handlesBatch ? maxBatch : 1
-            var start = 0
-            while start < segment.count {
-                chunks.append(segment[start..<min(segment.count, start + size)])
-                start += size
-            }
-            segmentEnds.insert(chunks.count - 1)
-        }
         let outcomes = OutcomeBuffer()
         outcomes.items.reserveCapacity(segments.reduce(0) { $0 + $1.count })
-        run(chunks, index: 0, model: model, outcomes: outcomes, done: done)
+        run(segments, from: Position(segment: 0, event: 0), model: model, outcomes: outcomes, done: done)
     }
 
-    /// The outcomes gathered so far, shared by the chunks' callbacks (appending, not copying, per chunk).
+    /// The outcomes gathered so far, shared by the requests' callbacks (appending, not copying, per request).
     private final class OutcomeBuffer {
         var items: [Outcome] = []
     }
 
-    /// Runs the chunks one after another, each from the model the one before left.
+    /// Where the next request starts: a segment, and an event in it.
+    private struct Position {
+        var segment: Int
+        var event: Int
+    }
+
+    /// The bytes of a request line around its params (`{"jsonrpc":"2.0","id":N,"method":"updateBatch","params":`
+    /// and `}`, with the longest id).
+    static let requestOverhead = 80
+
+    /// Sends the events from `start` on, one request at a time, each from the model the one before left. A request
+    /// takes events of one segment only: at most `maxBatch` (one for a plugin without `batch`), and no more than fit
+    /// in one line of the plugin's `maxLineBytes`. An event that does not fit even alone with the model is rejected
+    /// without being sent: the plugin could not read the line.
     private func run(
-        _ chunks: [ArraySlice<ArraySlice<UInt8>>], index: Int, model: JSONValue, outcomes: OutcomeBuffer,
+        _ segments: [[ArraySlice<UInt8>]], from start: Position, model: JSONValue, outcomes: OutcomeBuffer,
         done: @escaping (Result<[Outcome], Unavailable>) -> Void
     ) {
-        guard index < chunks.count else {
-            done(.success(outcomes.items))
-            return
+        let limit = runner.spec.config.maxLineBytes - Self.requestOverhead
+        var position = start
+        var request: (params: [UInt8], count: Int)
+        while true {
+            guard position.segment < segments.count else {
+                done(.success(outcomes.items))
+                return
+            }
+            let events = segments[position.segment]
+            guard position.event < events.count else {
+                position = Position(segment: position.segment + 1, event: 0)
+                continue
+            }
+            request = Self.params(
+                model: model, events: events[position.event...], batch: runner.handlesBatch, maxEvents: maxBatch,
+                limit: limit)
+            if request.count > 0 { break }
+            outcomes.items.append(
+                .failure(
+                    EventRejection(
+                        "the event and the model do not fit in one line to the update plugin \(runner.name) "
+                            + "(maxLineBytes \(runner.spec.config.maxLineBytes))")))
+            position.event += 1
         }
-        let chunk = chunks[index]
+        let count = request.count
+        let end = Position(segment: position.segment, event: position.event + count)
         let next: (JSONValue, [Outcome]) -> Void = { [self] model, produced in
             outcomes.items.append(contentsOf: produced)
-            run(chunks, index: index + 1, model: model, outcomes: outcomes, done: done)
+            run(segments, from: end, model: model, outcomes: outcomes, done: done)
         }
         if runner.handlesBatch {
-            let count = chunk.count
-            call("updateBatch", Self.params(model: model, events: chunk), parse: { Self.batch($0, count: count) }) {
-                outcome in
+            call("updateBatch", request.params, parse: { Self.batch($0, count: count) }) { outcome in
                 switch outcome {
                 case .success(.success(let batch)):
                     next(batch.model ?? model, batch.outcomes)
@@ -101,7 +122,7 @@ final class PluginUpdateDriver {
                 }
             }
         } else {
-            call("update", Self.params(model: model, event: chunk[chunk.startIndex]), parse: Self.step) { outcome in
+            call("update", request.params, parse: Self.step) { outcome in
                 switch outcome {
                 case .success(.success(let step)):
                     let result: Next<JSONValue, JSONValue> =
@@ -147,28 +168,28 @@ final class PluginUpdateDriver {
         return params
     }
 
-    /// `update`'s params, `{"model":M,"event":E}`, with the event's text as it is.
-    static func params(model: JSONValue, event: ArraySlice<UInt8>) -> [UInt8] {
+    /// The params of one request for the first of `events`: `update`'s `{"model":M,"event":E}`, or with `batch`
+    /// `updateBatch`'s `{"model":M,"events":[E,...]}` with up to `maxEvents` events, each event's text as it is. Takes
+    /// only events that keep the params within `limit` bytes, and says how many it took (0: not even the first).
+    static func params(
+        model: JSONValue, events: ArraySlice<ArraySlice<UInt8>>, batch: Bool, maxEvents: Int, limit: Int
+    ) -> (params: [UInt8], count: Int) {
+        let taken = events.prefix(batch ? maxEvents : 1)
         var params = Array(#"{"model":"#.utf8)
+        params.reserveCapacity(min(limit, taken.reduce(64) { $0 + $1.count + 1 }))
         model.encode(into: &params)
-        params.append(contentsOf: #","event":"#.utf8)
-        params.append(contentsOf: event)
-        params.append(UInt8(ascii: "}"))
-        return params
-    }
-
-    /// `updateBatch`'s params, `{"model":M,"events":[E,...]}`, with the events' texts joined as they are.
-    static func params(model: JSONValue, events: ArraySlice<ArraySlice<UInt8>>) -> [UInt8] {
-        var params = Array(#"{"model":"#.utf8)
-        params.reserveCapacity(events.reduce(64) { $0 + $1.count + 1 })
-        model.encode(into: &params)
-        params.append(contentsOf: #","events":["#.utf8)
-        for index in events.indices {
-            if index != events.startIndex { params.append(UInt8(ascii: ",")) }
-            params.append(contentsOf: events[index])
+        params.append(contentsOf: batch ? #","events":["#.utf8 : #","event":"#.utf8)
+        let closing = batch ? 2 : 1
+        var count = 0
+        for text in taken {
+            let separator = count > 0 ? 1 : 0
+            guard params.count + separator + text.count + closing <= limit else { break }
+            if separator > 0 { params.append(UInt8(ascii: ",")) }
+            params.append(contentsOf: text)
+            count += 1
         }
-        params.append(contentsOf: "]}".utf8)
-        return params
+        params.append(contentsOf: batch ? "]}".utf8 : "}".utf8)
+        return (params, count)
     }
 
     /// The result of `init` or `update`: `{"model":M?,"effects":[...]?}`.

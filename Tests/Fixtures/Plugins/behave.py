@@ -10,7 +10,8 @@ options.mode (how the plugin starts):
   update       is an update plugin (options.batch: also updateBatch); events {"type":"add","n":N} add N to
                model.total, {"type":"reject"} are rejected, {"type":"die"} kills the plugin the first time it
                sees one (a marker file in options.marker remembers), {"type":"effect","effect":E} emits E; the
-               model keeps the last 50 other events in "seen"
+               model keeps the last 50 other events in "seen"; options.calls names a file that gets "METHOD N" per
+               update request, options.lineLengths one that gets each update request line's length in bytes
 Effects {"type":"job","do":X}:
   ok (default)  result {} ; events  two event notifications then result.events [one more]
   error         JSON-RPC error ; crash  exit 9 while it is in flight ; hang  never answers
@@ -164,6 +165,9 @@ def main():
         elif method == "effect":
             run_effect(mid, params.get("effect"))
         elif method in ("init", "update", "updateBatch"):
+            if options.get("lineLengths") and method != "init":
+                with open(options["lineLengths"], "a") as f:
+                    f.write("%d\n" % len(line.rstrip("\n").encode()))
             run_update(mid, method, params)
         elif method == "cancel":
             if options.get("cancelFile"):
