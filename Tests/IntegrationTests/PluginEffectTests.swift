@@ -54,6 +54,26 @@ struct PluginEffectTests {
         try daemon.terminate()
     }
 
+    /// An effect whose request would be longer than the plugin's `maxLineBytes` is never sent: it fails at once with
+    /// `Unavailable`, and the plugin keeps running and takes the next effect.
+    @Test func effectTooLongForThePluginsLineFailsWithoutReachingIt() throws {
+        let worker = PluginFixtures.behave(options: [:], ["onError": ["type": "effectFailed"], "maxLineBytes": 1024])
+        let (daemon, client) = try start(worker: worker)
+        let pad = JSONValue.string(String(repeating: "x", count: 2000))
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "crash", "pad": pad])).isAck)
+        try DaemonTraffic.eventually("the onError event arrives") { try seenTypes(client).contains("effectFailed") }
+        let failure = try seen(client).first { $0["type"] == "effectFailed" }
+        #expect(failure?["error"]?["code"] == "Unavailable", "\(String(describing: failure))")
+        #expect(failure?["error"]?["message"]?.stringValue?.contains("maxLineBytes 1024") == true)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "events"])).isAck)
+        try DaemonTraffic.eventually("the next effect is handled") {
+            try seen(client).filter { $0["type"] == "fromPlugin" }.count == 3
+        }
+        let status = try client.request("status")["plugins"]?["worker"]
+        #expect(status?["failed"] == 1 && status?["restarts"] == 0, "\(String(describing: status))")
+        try daemon.terminate()
+    }
+
     @Test func crashMidEffectFailsItAtOnceAndRestarts() throws {
         let worker = PluginFixtures.behave(
             options: [:], ["onError": ["type": "effectFailed"], "restart": PluginFixtures.quickRestart, "timeout": 60])

@@ -247,14 +247,29 @@ extension PluginRunner {
         }
     }
 
+    /// Sends `effect`, or fails it with `Unavailable` when its request line would be longer than the plugin's
+    /// `maxLineBytes` (the plugin could not read it, and would be restarted over it).
     private func send(_ effect: JSONValue) {
         let id = nextID
+        let limit = spec.config.maxLineBytes
+        var fits = true
+        channel?.send { buffer in
+            let start = buffer.count
+            PluginMessage.appendEffectRequest(id: id, effect: effect, to: &buffer)
+            if buffer.count - start - 1 > limit {
+                buffer.removeSubrange(start...)
+                fits = false
+            }
+        }
+        guard fits else {
+            fail(effect, .unavailable, "the effect does not fit in one line to plugin \(name) (maxLineBytes \(limit))")
+            return
+        }
         nextID += 1
         let deadline = effectDeadline()
         inFlight[id] = .effect(effect: effect, deadline: deadline)
         effectsInFlight += 1
         if effectSweep == nil { armEffectSweep(at: deadline) }
-        channel?.send { PluginMessage.appendEffectRequest(id: id, effect: effect, to: &$0) }
     }
 
     /// When an effect sent or progressed now times out.
