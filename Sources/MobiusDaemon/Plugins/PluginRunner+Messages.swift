@@ -296,7 +296,7 @@ extension PluginRunner {
         let now = SystemProcess.monotonicNanoseconds()
         var expired: [Int64] = []
         var earliest = UInt64.max
-        for (id, call) in inFlight {
+        for (id, call) in inFlight.entries {
             guard case .effect(_, let deadline) = call else { continue }
             if deadline <= now { expired.append(id) } else { earliest = min(earliest, deadline) }
         }

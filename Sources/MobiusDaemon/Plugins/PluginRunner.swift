@@ -17,7 +17,7 @@ final class PluginRunner {
     private(set) var state: PluginState = .stopped
     var channel: PluginChannel?
     var nextID: Int64 = 1
-    var inFlight: [Int64: PluginCall] = [:]
+    var inFlight = PendingCalls()
     var effectsInFlight = 0
     /// Effects waiting for a free slot or for the plugin to be running again, oldest first.
     var waiting: [(effect: JSONValue, key: String)] = []
@@ -237,13 +237,13 @@ final class PluginRunner {
 
     /// Fails every in-flight effect and puts in-flight update requests back in the queue.
     private func failInFlight(_ code: PluginFailure, _ message: String) {
-        let calls = inFlight
+        let calls = inFlight.entries
         inFlight.removeAll()
         effectsInFlight = 0
         if let effectSweep { reactor.cancel(effectSweep) }
         effectSweep = nil
         var resend: [PluginUpdateCall] = []
-        for (_, call) in calls.sorted(by: { $0.key < $1.key }) {
+        for (_, call) in calls {
             switch call {
             case .effect(let effect, _): fail(effect, code, message)
             case .update(let update): resend.append(update)
