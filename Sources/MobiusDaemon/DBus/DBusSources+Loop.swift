@@ -9,7 +9,7 @@ extension DBusSources {
     ) {
         deliverNow = { [unowned loop] json in
             do {
-                loop.enqueue(.event(try loop.app.codec.decodeEvent(json), json: json, source: .dbus, ticket: nil))
+                loop.enqueue(.event(try loop.decodeEvent(json), json: json, source: .dbus, ticket: nil))
             } catch {
                 stats.sourceEventsRejected.add(1, ordering: .relaxed)
                 log.limited(
@@ -28,7 +28,7 @@ extension DBusSources {
                         ]), to: monitors)
                 }
                 do {
-                    let event = try loop.app.codec.decodeEvent(delivery.event)
+                    let event = try loop.decodeEvent(delivery.event)
                     return .event(event, json: delivery.event, source: .dbus, ticket: nil)
                 } catch {
                     stats.sourceEventsRejected.add(1, ordering: .relaxed)

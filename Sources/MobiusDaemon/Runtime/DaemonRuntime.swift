@@ -112,7 +112,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func deliverTimerEvent(_ json: JSONValue) {
         do {
-            let event = try loop.app.codec.decodeEvent(json)
+            let event = try loop.decodeEvent(json)
             loop.enqueue(.event(event, json: json, source: .timer, ticket: nil))
         } catch {
             stats.sourceEventsRejected.add(1, ordering: .relaxed)
@@ -131,7 +131,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         plugins.whenRoom = { loop.notifyWhenRoom($0) }
         plugins.deliver = { json, runner in
             do {
-                let event = try loop.app.codec.decodeEvent(json)
+                let event = try loop.decodeEvent(json)
                 loop.enqueue(.event(event, json: json, source: .plugin, ticket: nil))
             } catch {
                 stats.sourceEventsRejected.add(1, ordering: .relaxed)

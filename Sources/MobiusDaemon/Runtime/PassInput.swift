@@ -19,7 +19,8 @@ enum PassInput<Event> {
     /// The connection is gone: drop its subscription and monitor.
     case disconnected(ConnectionID)
 
-    /// An event item.
+    /// An event item. Inlined, so a specialized caller builds it without looking up the generic type's metadata.
+    @inline(__always)
     static func event(
         _ event: Event, json: JSONValue?, text: ArraySlice<UInt8>? = nil, source: EventSourceKind,
         ticket: ReplyTicket?
