@@ -12,16 +12,16 @@ struct PendingCalls {
     /// An id no request has (ids start at 0).
     private static let empty: Int64 = -1
 
+    /// The slots' ids (`empty` where free), kept apart from the calls so a probe scans plain integers.
     private var ids: [Int64]
     private var calls: [PluginCall?]
-    private var mask: Int
+    private var mask: Int { ids.count - 1 }
     /// How many calls are in flight.
     private(set) var count = 0
 
     init() {
         ids = Array(repeating: Self.empty, count: 16)
         calls = Array(repeating: nil, count: 16)
-        mask = 15
     }
 
     /// The call with `id`; setting `nil` removes it.
@@ -127,7 +127,6 @@ struct PendingCalls {
         let size = ids.count * 2
         ids = Array(repeating: Self.empty, count: size)
         calls = Array(repeating: nil, count: size)
-        mask = size - 1
         count = 0
         for (id, call) in old {
             if let call { insert(call, id: id) }

@@ -121,7 +121,7 @@ final class DaemonLoop<Model, Event, Effect> {
         guard externalUpdate != nil else { return }
         switch input {
         case .event(let queued):
-            queuedSegments.append(queued.text ?? ArraySlice((queued.json ?? encodeEvent(queued.event)).encoded()))
+            queuedSegments.append(Self.compactText(queued.text) { queued.json ?? encodeEvent(queued.event) })
         case .request(let request, _):
             noteForExternalUpdate(request)
         default:
@@ -129,7 +129,13 @@ final class DaemonLoop<Model, Event, Effect> {
         }
     }
 
+    /// An event's compact JSON text: the text it arrived as, else its JSON encoded.
+    private static func compactText(_ text: ArraySlice<UInt8>?, else json: () -> JSONValue) -> ArraySlice<UInt8> {
+        text ?? ArraySlice(json().encoded())
+    }
+
     private func noteForExternalUpdate(_ request: LoopRequest) {
+        guard externalUpdate != nil else { return }
         switch request {
         case .model, .subscribe: queuedSegments.cut()
         default: break
@@ -147,7 +153,7 @@ final class DaemonLoop<Model, Event, Effect> {
                 // (Not a `?:` with `nil`: JSONValue takes the nil literal, so that would keep a JSON null.)
                 var kept: JSONValue?
                 if text == nil { kept = json }
-                let noted = externalUpdate == nil ? nil : text ?? ArraySlice(json.encoded())
+                let noted = externalUpdate == nil ? nil : Self.compactText(text) { json }
                 let event = try decodeEvent(consume json)
                 if let noted { queuedSegments.append(noted) }
                 queue.append(.event(event, json: kept, text: text, source: .client, ticket: ticket))
@@ -157,7 +163,7 @@ final class DaemonLoop<Model, Event, Effect> {
                         .invalidEvent, "the app rejected the event: \(EventRejection.message(for: error))", ticket))
             }
         case .request(let request, let ticket):
-            if externalUpdate != nil { noteForExternalUpdate(request) }
+            noteForExternalUpdate(request)
             queue.append(.request(request, ticket))
         case .rejected(let code, let message, let ticket): queue.append(.rejected(code, message, ticket))
         case .reply(let line, let ticket): queue.append(.reply(line, ticket))
