@@ -72,6 +72,26 @@ struct UpdatePluginTests {
         try daemon.terminate()
     }
 
+    /// A model grown near the plugin's `maxLineBytes` leaves room only for small events: a bigger one is rejected
+    /// without being sent (and without the model being encoded again for it), a small one still goes through.
+    @Test func aModelNearTheLineLimitRejectsEventsThatCannotGoWithIt() throws {
+        let scratch = DaemonScratch()
+        let lengths = scratch.file("lengths")
+        let (daemon, client) = try daemon(
+            batch: true, options: ["lineLengths": .string(lengths)], extra: ["maxLineBytes": 1024])
+        let note = #"{"type":"note","pad":"\#(String(repeating: "x", count: 230))"}"#
+        for seq in 1...3 { #expect(try client.request(note).seq == Int64(seq)) }
+        let refused = try client.request(note)
+        #expect(refused.errorCode == "InvalidEvent", "\(refused)")
+        #expect(refused.errorMessage?.contains("maxLineBytes 1024") == true, "\(refused)")
+        #expect(try client.request(#"{"type":"add","n":1}"#).seq == 4, "a small event still fits")
+        let model = try client.request("model").model
+        #expect(model?["total"] == 1 && model?["seen"]?.arrayValue?.count == 3, "\(String(describing: model))")
+        let sent = scratch.read("lengths").split(separator: "\n").compactMap { Int($0) }
+        #expect(sent.count == 4 && sent.allSatisfy { $0 <= 1024 }, "request line lengths: \(sent)")
+        try daemon.terminate()
+    }
+
     @Test func batchesAreOnePerSegmentAndBoundedByMaxBatch() throws {
         let scratch = DaemonScratch()
         let calls = scratch.file("calls")

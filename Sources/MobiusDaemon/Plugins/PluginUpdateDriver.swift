@@ -80,6 +80,9 @@ final class PluginUpdateDriver {
         done: @escaping (Result<[Outcome], Unavailable>) -> Void
     ) {
         let limit = runner.spec.config.maxLineBytes - Self.requestOverhead
+        // Encoded once for every try below: an event too big to go with it is turned down by arithmetic alone, so a
+        // run of them costs no encoding of a big model each.
+        let modelText = model.encoded()
         var position = start
         var request: (params: [UInt8], count: Int)
         while true {
@@ -92,10 +95,13 @@ final class PluginUpdateDriver {
                 position = Position(segment: position.segment + 1, event: 0)
                 continue
             }
-            request = Self.params(
-                model: model, events: events[position.event...], batch: runner.handlesBatch, maxEvents: maxBatch,
-                limit: limit)
-            if request.count > 0 { break }
+            if let fitting = Self.params(
+                model: modelText, events: events[position.event...],
+                batch: runner.handlesBatch, maxEvents: maxBatch, limit: limit)
+            {
+                request = fitting
+                break
+            }
             outcomes.items.append(
                 .failure(
                     EventRejection(
@@ -169,26 +175,32 @@ final class PluginUpdateDriver {
     }
 
     /// The params of one request for the first of `events`: `update`'s `{"model":M,"event":E}`, or with `batch`
-    /// `updateBatch`'s `{"model":M,"events":[E,...]}` with up to `maxEvents` events, each event's text as it is. Takes
-    /// only events that keep the params within `limit` bytes, and says how many it took (0: not even the first).
+    /// `updateBatch`'s `{"model":M,"events":[E,...]}` with up to `maxEvents` events, `M` the model's encoding and each
+    /// event's text as it is. Takes only events that keep the params within `limit` bytes, and says how many it took;
+    /// `nil` when not even the first fits. The sizes are counted before anything is copied.
     static func params(
-        model: JSONValue, events: ArraySlice<ArraySlice<UInt8>>, batch: Bool, maxEvents: Int, limit: Int
-    ) -> (params: [UInt8], count: Int) {
-        let taken = events.prefix(batch ? maxEvents : 1)
-        var params = Array(#"{"model":"#.utf8)
-        params.reserveCapacity(min(limit, taken.reduce(64) { $0 + $1.count + 1 }))
-        model.encode(into: &params)
-        params.append(contentsOf: batch ? #","events":["#.utf8 : #","event":"#.utf8)
-        let closing = batch ? 2 : 1
+        model: [UInt8], events: ArraySlice<ArraySlice<UInt8>>, batch: Bool, maxEvents: Int, limit: Int
+    ) -> (params: [UInt8], count: Int)? {
+        let opening = batch ? #","events":["# : #","event":"#
+        let closing = batch ? "]}" : "}"
+        var size = #"{"model":"#.utf8.count + model.count + opening.utf8.count + closing.utf8.count
         var count = 0
-        for text in taken {
-            let separator = count > 0 ? 1 : 0
-            guard params.count + separator + text.count + closing <= limit else { break }
-            if separator > 0 { params.append(UInt8(ascii: ",")) }
-            params.append(contentsOf: text)
+        for text in events.prefix(batch ? maxEvents : 1) {
+            let added = text.count + (count > 0 ? 1 : 0)
+            guard size + added <= limit else { break }
+            size += added
             count += 1
         }
-        params.append(contentsOf: batch ? "]}".utf8 : "}".utf8)
+        guard count > 0 else { return nil }
+        var params = Array(#"{"model":"#.utf8)
+        params.reserveCapacity(size)
+        params.append(contentsOf: model)
+        params.append(contentsOf: opening.utf8)
+        for (index, text) in events.prefix(count).enumerated() {
+            if index > 0 { params.append(UInt8(ascii: ",")) }
+            params.append(contentsOf: text)
+        }
+        params.append(contentsOf: closing.utf8)
         return (params, count)
     }
 
