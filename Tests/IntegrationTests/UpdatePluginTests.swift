@@ -49,6 +49,34 @@ struct UpdatePluginTests {
         try daemon.terminate()
     }
 
+    /// The daemon keeps only the text of a compact event for an update plugin. A monitor's trace and `log` still
+    /// show every event as its sender wrote it, compact or not.
+    @Test(arguments: [false, true])
+    func monitorAndLogSeeEventsSentAsText(batch: Bool) throws {
+        let (daemon, client) = try daemon(batch: batch)
+        let monitor = try daemon.connect()
+        #expect(try monitor.request("monitor").ok == true)
+        let events = [#"{"type":"note","text":"a\u0062"}"#, #"{ "type": "add", "n": 4 }"#, #"{"type":"add","n":1}"#]
+        try client.send(lines: events)
+        for seq in 1...3 { #expect(try client.readReply().seq == Int64(seq)) }
+        let expected = try events.map { try JSONValue(parsing: $0) }
+        try monitor.send("ping")
+        var traced: [JSONValue] = []
+        while true {
+            let item = try monitor.readReply()
+            if item.ok == true { break }
+            if item["trace"] == "event", let event = item["event"] { traced.append(event) }
+        }
+        #expect(traced == expected, "\(traced)")
+        let log = try daemon.connect()
+        try log.send("log")
+        #expect(try log.readReply().ok == true)
+        let logged = try (1...3).map { _ in try log.readReply()["event"] }
+        #expect(logged == expected, "\(logged)")
+        #expect(try client.request("model").model?["total"] == 5)
+        try daemon.terminate()
+    }
+
     /// No request line goes past the plugin's `maxLineBytes`: a batch takes only the events that fit, and an event
     /// that does not fit even alone with the model is rejected with a message naming the limit, never sent.
     @Test(arguments: [false, true])

@@ -26,8 +26,9 @@ struct JSONWireTests {
 /// What a parse-thread batch's events keep of it until their pass is committed.
 @Suite("Line batches: event texts")
 struct LineBatchTextTests {
-    static func interpret(_ text: String) -> [ClientInput] {
-        let state = RequestState(connection: 1, peerUID: 0, canRead: true, canWrite: true)
+    static func interpret(_ text: String, eventsAsText: Bool = false) -> [ClientInput] {
+        let state = RequestState(
+            connection: 1, peerUID: 0, eventsAsText: eventsAsText, canRead: true, canWrite: true)
         let job = LineBatch.Job(
             connection: 1, bytes: Array(text.utf8), firstLine: 1, state: state, replyBudget: 1 << 20,
             maxInputs: 1000, maxLineBytes: 1 << 20)
@@ -45,6 +46,22 @@ struct LineBatchTextTests {
         let texts = Self.texts(Self.interpret(String(repeating: #"{"type":"increment"}"# + "\n", count: 3)))
         #expect(texts.map { Array($0) } == Array(repeating: Array(#"{"type":"increment"}"#.utf8), count: 3))
         #expect(texts.map(\.startIndex) == [0, 21, 42], "no copies")
+    }
+
+    /// For an update plugin the loop reads a compact event's text only: its parsed JSON stays on the parse thread.
+    /// An event that is not compact keeps its JSON, which the loop encodes for the plugin and the journal.
+    @Test(arguments: [false, true])
+    func eventsAsTextKeepJSONOnlyWhenThereIsNoText(eventsAsText: Bool) {
+        let inputs = Self.interpret(
+            #"{"type":"add","n":1}"# + "\n" + #"{ "type": "add" }"# + "\n", eventsAsText: eventsAsText)
+        let kept: [Bool?] = inputs.map { input in
+            // Not `json != nil`: JSONValue takes the nil literal, so that compares with a JSON null.
+            if case .event(.some, _, _) = input { return true }
+            if case .event(.none, _, _) = input { return false }
+            return nil
+        }
+        #expect(kept == [!eventsAsText, true])
+        #expect(Self.texts(inputs).map { Array($0) } == [Array(#"{"type":"add","n":1}"#.utf8)])
     }
 
     @Test func eventsAmongLongerLinesGetBytesOfTheirOwn() {

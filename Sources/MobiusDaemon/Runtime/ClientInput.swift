@@ -5,8 +5,9 @@ import MobiusJSON
 enum ClientInput {
     /// An event line, parsed; the loop decodes it with the app's codec (`InvalidEvent` if that fails). `text` is
     /// the line's JSON when it is compact (`JSONWire.compactText`), for the journal: a slice of a batch's array, of
-    /// a small connection input buffer, or a copy (`ControlServer.processLines`).
-    case event(JSONValue, text: ArraySlice<UInt8>?, ReplyTicket)
+    /// a small connection input buffer, or a copy (`ControlServer.processLines`). The JSON is `nil` only when there
+    /// is a text and the loop takes events as text (`RequestState.eventsAsText`).
+    case event(JSONValue?, text: ArraySlice<UInt8>?, ReplyTicket)
     case request(LoopRequest, ReplyTicket)
     /// A line that was, or tried to be, an event but was refused before the loop.
     case rejected(ErrorCode, String, ReplyTicket)

@@ -153,8 +153,9 @@ final class DaemonLoop<Model, Event, Effect> {
                 // (Not a `?:` with `nil`: JSONValue takes the nil literal, so that would keep a JSON null.)
                 var kept: JSONValue?
                 if text == nil { kept = json }
-                let noted = externalUpdate == nil ? nil : Self.compactText(text) { json }
-                let event = try decodeEvent(consume json)
+                let noted = externalUpdate == nil ? nil : Self.compactText(text) { json ?? .null }
+                // No JSON: the event came as text alone, for the update plugin, and the app's event is not read.
+                let event = try decodeEvent(json ?? .null)
                 if let noted { queuedSegments.append(noted) }
                 queue.append(.event(event, json: kept, text: text, source: .client, ticket: ticket))
             } catch {
@@ -175,7 +176,9 @@ final class DaemonLoop<Model, Event, Effect> {
     var port: LoopPort {
         LoopPort(
             room: { [unowned self] in room }, enqueue: { [unowned self] in enqueue(client: $0) },
-            notifyWhenRoom: { [unowned self] in notifyWhenRoom($0) })
+            notifyWhenRoom: { [unowned self] in notifyWhenRoom($0) },
+            // An update plugin is sent the events' texts, and the app's own update is never called.
+            eventsAsText: app.updatePlugin != nil)
     }
 
     /// Calls `resume` once, after the next pass has made room.
@@ -382,7 +385,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// the parse thread: they go back there to be freed, because glibc frees memory of another thread's arena under
     /// that arena's lock, which made both threads wait on each other in a flood.
     private func recycle(_ inputs: inout [PassInput<Event>]) {
-        if inputs.count >= 256, let releaseElsewhere {
+        if inputs.count >= 256, app.updatePlugin == nil, let releaseElsewhere {
             var handed: [PassInput<Event>] = []
             swap(&handed, &inputs)
             // The next queue gets a fresh array as big as this one was, so a flood's queue does not grow (and copy

@@ -8,4 +8,6 @@ struct LoopPort {
     let enqueue: (consuming ClientInput) -> Void
     /// Calls the closure once, after the next pass has made room.
     let notifyWhenRoom: (@escaping () -> Void) -> Void
+    /// The loop reads a client's compact event only as text (`RequestState.eventsAsText`).
+    let eventsAsText: Bool
 }

@@ -107,7 +107,8 @@ extension ControlServer {
         let now = SystemProcess.monotonicNanoseconds()
         if let permissions = settings.access.permissions(for: peer, groups: groupCache.groups(of: peer.uid, now: now)) {
             connection.requests = RequestState(
-                connection: id, peerUID: peer.uid, canRead: permissions.read, canWrite: permissions.write)
+                connection: id, peerUID: peer.uid, eventsAsText: loop.eventsAsText, canRead: permissions.read,
+                canWrite: permissions.write)
             updateInterest(connection)
         } else {
             lookUpGroups(of: peer, for: connection)
@@ -134,7 +135,8 @@ extension ControlServer {
             let permissions =
                 settings.access.permissions(for: connection.peer, groups: groups) ?? (read: false, write: false)
             connection.requests = RequestState(
-                connection: id, peerUID: uid, canRead: permissions.read, canWrite: permissions.write)
+                connection: id, peerUID: uid, eventsAsText: loop.eventsAsText, canRead: permissions.read,
+                canWrite: permissions.write)
             updateInterest(connection)
         }
     }

@@ -54,7 +54,11 @@ enum RequestInterpreter {
                 state: state, eventLike: true)
         }
         do {
-            return .event(try JSONWire.parse(text), text: JSONWire.compactText(text), ticket(number, state))
+            let json = try JSONWire.parse(text)
+            let compact = JSONWire.compactText(text)
+            // `Optional.none`, not `nil`: JSONValue takes the nil literal, which would keep a JSON null.
+            let kept: JSONValue? = state.eventsAsText && compact != nil ? Optional.none : json
+            return .event(kept, text: compact, ticket(number, state))
         } catch {
             return failure(.invalidJSON, "invalid JSON: \(error)", number: number, state: state, eventLike: true)
         }
