@@ -64,16 +64,67 @@ struct DaemonBatchTests {
         #expect(ping.seq == seq, "every event of the batch was applied once: \(ping)")
     }
 
-    @Test func quitInsideABigWriteStopsRightThere() throws {
+    /// 5,000 events are more than one round's share of a batch (2,048): `quit` waits for the last share.
+    @Test(arguments: [2000, 5000])
+    func quitInsideABigWriteStopsRightThere(count: Int) throws {
         let daemon = try DaemonProcess.start()
         let client = try daemon.connect()
-        let events = Array(repeating: Self.increment, count: 2000)
+        let events = Array(repeating: Self.increment, count: count)
         try client.send(lines: events + ["quit"] + events)
         let lines = try client.readUntilEndOfFile()
-        #expect(lines.count == 2001, "2000 acks and the quit reply, then EOF")
+        #expect(lines.count == count + 1, "\(count) acks and the quit reply, then EOF")
         #expect(lines.last == #"{"ok":true}"#)
         let observer = try daemon.connect()
-        #expect(try observer.request("model").model == 2000, "nothing after quit was applied")
+        #expect(try observer.request("model").model?.int64Value == Int64(count), "nothing after quit was applied")
+    }
+
+    /// A write of several batches (30,000 events, 630 KB): a batch goes to the loop a share per round, and the next
+    /// goes to the parse thread meanwhile; the `ping`s among them, and the one after, are answered in line order.
+    @Test func aWriteOfSeveralBatchesIsAnsweredInLineOrder() throws {
+        let daemon = try DaemonProcess.start()
+        let client = try daemon.connect()
+        var lines: [String] = []
+        for index in 1...30_000 {
+            lines.append(Self.increment)
+            if index % 7000 == 0 { lines.append("ping") }
+        }
+        lines.append("ping")
+        try client.send(lines: lines)
+        var seq: Int64 = 0
+        for (number, line) in lines.enumerated() {
+            let reply = try client.readReply()
+            if line == "ping" {
+                #expect(reply.ok == true && reply.seq == seq, "line \(number + 1): \(reply)")
+            } else {
+                seq += 1
+                #expect(reply.isAck && reply.seq == seq, "line \(number + 1): \(reply)")
+            }
+            if reply.ok == false { break }
+        }
+        #expect(seq == 30_000)
+    }
+
+    /// Lines that arrive while a batch is still being handed to the loop wait for it: `ping`s written one by one
+    /// once the first of 10,000 events is acked (its batch is back, and goes to the loop a share per round) are
+    /// answered after every ack.
+    @Test func linesArrivingWhileABatchIsHandedOverWaitForIt() throws {
+        // Room for all 10,000 acks (estimated at 1 KiB each), so the daemon goes on reading while it hands over.
+        let daemon = try DaemonProcess.start(
+            config: #"{"update":{"builtin":"counter"},"socket":{"maxOutputBytes":67108864}}"#)
+        let client = try daemon.connect()
+        try client.send(lines: Array(repeating: Self.increment, count: 10_000))
+        let first = try client.readReply()
+        #expect(first.isAck && first.seq == 1, "\(first)")
+        for _ in 1...20 { try client.send("ping") }
+        for seq in Int64(2)...10_000 {
+            let reply = try client.readReply()
+            #expect(reply.isAck && reply.seq == seq, "event \(seq): \(reply)")
+            if !reply.isAck { break }
+        }
+        for _ in 1...20 {
+            let reply = try client.readReply()
+            #expect(reply.ok == true && reply.seq == 10_000, "\(reply)")
+        }
     }
 
     @Test func lineTooLongBehindABatchIsStillAnswered() throws {

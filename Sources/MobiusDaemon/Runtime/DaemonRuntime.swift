@@ -216,6 +216,7 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     private func endOfRound() {
         loop.runPasses()
+        server.continueHandOvers()
         server.endOfRound()
         systemd.endOfRound()
         // Writing can let a connection that waited for its output to drain hand the loop more requests: they are

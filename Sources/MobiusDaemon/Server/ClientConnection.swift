@@ -55,6 +55,9 @@ final class ClientConnection: ReactorHandler {
     @exclusivity(unchecked) var queuedForFlush = false
     /// A batch of its lines is at the parse thread: nothing else of it goes to the loop until the batch is back.
     @exclusivity(unchecked) var batchOut = false
+    /// A batch of its lines is back but not all its inputs are with the loop yet (`ControlServer.continueHandOvers`):
+    /// its later lines wait, apart from the next batch, which may go to the parse thread meanwhile.
+    @exclusivity(unchecked) var handingOver = false
     /// The last batch came back without a line: the next line is interpreted on the reactor.
     @exclusivity(unchecked) var skipBatchOnce = false
     /// Cleared when the server closes the connection (checked instead of looking the id up).

@@ -13,11 +13,12 @@ extension ControlServer {
             connection.skipBatchOnce = false
             return false
         }
+        guard !connection.batchOut else { return false }
         let available = connection.input.count - connection.inputStart
         guard available >= Self.batchThreshold, let state = connection.requests, connection.modelSizedOwed == 0
         else { return false }
         let budget = settings.maxOutputBytes - connection.pendingOutputBytes - connection.owedBytes
-        let room = loop.room()
+        let room = loop.room() - inputsAwaitingHandOver
         guard budget >= 64 * 1024, room >= 64 else { return false }
         let start = connection.inputStart
         let window = connection.input[start..<min(connection.input.count, start + Self.batchBytes)]
@@ -40,11 +41,26 @@ extension ControlServer {
         return true
     }
 
-    /// A batch is back: its inputs go to the loop in line order, and the connection goes on with its next lines
-    /// (perhaps the next batch, which the parse thread interprets while the reactor applies this one).
+    /// The most inputs of a returned batch that go to the loop in one reactor round; the rest go in the next rounds,
+    /// after each round's passes. A whole batch (up to about 17,000 short events) took the reactor 2-4 ms, and an
+    /// update plugin that answered meanwhile waited that long for its next request.
+    static var inputsPerRound: Int { 2048 }
+
+    /// A batch back from the parse thread whose inputs are not all with the loop yet.
+    struct ReturnedBatch {
+        var result: LineBatch.Result
+        /// The first input not handed over.
+        var next = 0
+        var remaining: Int { result.inputs.count - next }
+    }
+
+    /// A batch is back: its inputs go to the loop in line order, a share per round, and the connection's next batch
+    /// goes to the parse thread at once, so that it is interpreted while the reactor applies this one.
     private func batchInterpreted(_ result: consuming LineBatch.Result) {
-        batchesOut -= 1
-        guard let connection = connections[result.connection] else { return }
+        guard let connection = connections[result.connection] else {
+            batchesOut -= 1
+            return
+        }
         connection.batchOut = false
         connection.inputStart += result.bytesConsumed
         connection.scanFrom = max(connection.scanFrom, connection.inputStart)
@@ -57,22 +73,81 @@ extension ControlServer {
             state.canWrite = current.canWrite
         }
         connection.requests = state
+        // A first line too long for the batch (only possible with a small maxLineBytes) is the reactor's to
+        // answer (LineTooLong): the next line goes the inline way, or the batch would come back empty forever.
+        connection.skipBatchOnce = result.linesConsumed == 0
+        // The batch before it, if it is still being handed over, goes first and whole (rare: a batch takes the
+        // parse thread longer than the reactor takes to hand one over).
+        if connection.handingOver,
+            let index = returnedBatches.firstIndex(where: { $0.result.connection == connection.id })
+        {
+            var earlier = returnedBatches.remove(at: index)
+            handOver(&earlier, upTo: earlier.remaining, from: connection)
+            batchesOut -= 1
+        }
+        var batch = ReturnedBatch(result: result)
+        handOver(&batch, upTo: Self.inputsPerRound, from: connection)
+        if batch.remaining > 0 {
+            connection.handingOver = true
+            returnedBatches.append(batch)
+            reactor.requestAnotherRound()
+            if !state.quit && !shuttingDown { _ = sendBatch(connection) }
+        } else {
+            handedOver(batch, from: connection)
+        }
+    }
+
+    /// Hands the next share of each returned batch to the loop (after the round's passes).
+    func continueHandOvers() {
+        guard !returnedBatches.isEmpty else { return }
+        var batches: [ReturnedBatch] = []
+        swap(&batches, &returnedBatches)
+        batches.reverse()
+        // Each batch moves out of the array (`popLast`), so handing over empties its inputs in place, not a copy.
+        while var batch = batches.popLast() {
+            guard let connection = connections[batch.result.connection] else {
+                inputsAwaitingHandOver -= batch.remaining
+                batchesOut -= 1
+                continue
+            }
+            handOver(&batch, upTo: Self.inputsPerRound, from: connection)
+            if batch.remaining > 0 {
+                returnedBatches.append(batch)
+                reactor.requestAnotherRound()
+            } else {
+                handedOver(batch, from: connection)
+            }
+        }
+    }
+
+    /// Moves up to `count` of the batch's inputs into the loop's queue.
+    private func handOver(_ batch: inout ReturnedBatch, upTo count: Int, from connection: ClientConnection) {
+        let start = batch.next
+        let end = start + min(count, batch.remaining)
+        if start == 0 { inputsAwaitingHandOver += batch.result.inputs.count }
+        inputsAwaitingHandOver -= end - start
         // Each input moves into the loop's queue; its slot keeps a value that owns nothing (`.disconnected`), which
         // the array then destroys for free. A `for in` copied every payload out and destroyed it again with the
         // array (about 500 instructions an event).
         let ownsNothing = ClientInput.disconnected(connection.id)
-        result.inputs.withUnsafeMutableBufferPointer { inputs in
+        batch.result.inputs.withUnsafeMutableBufferPointer { inputs in
             guard let base = inputs.baseAddress else { return }
-            for index in inputs.indices {
+            for index in start..<end {
                 let input = (base + index).move()
                 (base + index).initialize(to: ownsNothing)
                 submit(input, on: connection)
             }
         }
-        if result.state.quit { connection.closeAfterFlush = true }
-        // A first line too long for the batch (only possible with a small maxLineBytes) is the reactor's to
-        // answer (LineTooLong): the next line goes the inline way, or the batch would come back empty forever.
-        connection.skipBatchOnce = result.linesConsumed == 0
+        batch.next = end
+    }
+
+    /// The batch's last input is with the loop: the connection goes on with its next lines.
+    private func handedOver(_ batch: borrowing ReturnedBatch, from connection: ClientConnection) {
+        batchesOut -= 1
+        connection.handingOver = false
+        if batch.result.state.quit { connection.closeAfterFlush = true }
+        // A batch sent while this one was handed over comes back on its own.
+        guard !connection.batchOut else { return }
         if shuttingDown {
             answerUnreadLines(connection)
             finishIfDone(connection)

@@ -15,8 +15,13 @@ final class ControlServer: ClientConnectionOwner {
     let worker: BlockingWorker
     /// The thread that interprets big batches of lines (a pipelining client's) while the reactor applies the last.
     let parser: BlockingWorker
-    /// Batches out at the parse thread (shutdown waits for them).
+    /// Batches out at the parse thread or still being handed to the loop (shutdown waits for them).
     var batchesOut = 0
+    /// Batches back from the parse thread with inputs still to hand to the loop (`continueHandOvers`), at most one
+    /// per connection; they count in `batchesOut` until their last input is handed over.
+    var returnedBatches: [ReturnedBatch] = []
+    /// Their inputs not yet handed over: the loop's room for the next batch leaves them out.
+    var inputsAwaitingHandOver = 0
     var listener: ControlListener?
     // Owned by the reactor thread, like everything here; exclusivity checks are off for the hot properties (see
     // ClientConnection).
@@ -107,7 +112,8 @@ final class ControlServer: ClientConnectionOwner {
         connection.requests != nil && !connection.readClosed && !connection.pausedForQueue
             && !connection.closeAfterFlush && !shuttingDown && !connection.waitingToRequest
             && connection.mayRequest(limit: settings.maxOutputBytes)
-            && (!connection.batchOut || connection.input.count - connection.inputStart < Self.batchBytes)
+            && (!(connection.batchOut || connection.handingOver)
+                || connection.input.count - connection.inputStart < Self.batchBytes)
     }
 
     private func compactInput(_ connection: ClientConnection) {
@@ -134,6 +140,8 @@ final class ControlServer: ClientConnectionOwner {
         let newline = UInt8(ascii: "\n")
         while !connection.closeAfterFlush && connection.isOpen && !connection.batchOut {
             if sendBatch(connection) { return }
+            // Lines after a batch still being handed over wait for it, so that replies stay in line order.
+            guard !connection.handingOver else { return }
             let input = connection.input
             let start = connection.inputStart
             guard start < input.count else { return }
