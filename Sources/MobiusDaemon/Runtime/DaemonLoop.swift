@@ -383,7 +383,9 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Releases a pass's inputs and keeps the array for its capacity. A big pass's inputs were mostly parsed on
     /// the parse thread: they go back there to be freed, because glibc frees memory of another thread's arena under
-    /// that arena's lock, which made both threads wait on each other in a flood.
+    /// that arena's lock, which made both threads wait on each other in a flood. Not so with an update plugin: its
+    /// client events hold only slices of their batch's bytes, and the parse thread releasing them while the reactor
+    /// retained the next pass's slices of the same batch made both change one reference count.
     private func recycle(_ inputs: inout [PassInput<Event>]) {
         if inputs.count >= 256, app.updatePlugin == nil, let releaseElsewhere {
             var handed: [PassInput<Event>] = []
