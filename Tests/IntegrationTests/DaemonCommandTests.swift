@@ -58,6 +58,22 @@ struct DaemonCommandTests {
         #expect(try subscriber.readReply().line == #"{"seq":3,"model":3}"#)
     }
 
+    /// A subscriber's own event: its ack (written as soon as its pass is done) comes before the model line it caused.
+    /// Two events and a `ping` in one pass: every reply of the pass, then one model line (the newest).
+    @Test func aSubscribersOwnEventIsAckedBeforeItsModelLine() throws {
+        let daemon = try DaemonProcess.start()
+        let client = try daemon.connect()
+        #expect(try client.request("subscribe").model == 0)
+        try client.send(Self.increment)
+        let one = try (1...2).map { _ in try client.readReply().line }
+        #expect(one == [#"{"ok":true,"seq":1}"#, #"{"seq":1,"model":1}"#], "\(one)")
+        try client.send(lines: [Self.increment, Self.increment, "ping"])
+        let two = try (1...4).map { _ in try client.readReply().line }
+        #expect(
+            two == [#"{"ok":true,"seq":2}"#, #"{"ok":true,"seq":3}"#, #"{"ok":true,"seq":3}"#, #"{"seq":3,"model":3}"#],
+            "\(two)")
+    }
+
     @Test func subscribeWithPathSendsOnlyChangesOfThatValue() throws {
         let daemon = try DaemonProcess.start(config: #"{"update":{"builtin":"store"},"model":{"x":1}}"#)
         let subscriber = try daemon.connect()

@@ -8,6 +8,7 @@ extension ControlServer: LoopOutputSink {
             switch output {
             case .reply(let id, let reply):
                 if recent?.id != id {
+                    if let recent { writeEarly(recent) }
                     guard let connection = connections[id] else {
                         recent = nil
                         continue
@@ -22,6 +23,7 @@ extension ControlServer: LoopOutputSink {
                 markDirty(connection)
             }
         }
+        if let recent { writeEarly(recent) }
         // Lines that waited for these replies may go to the loop now.
         guard !waitingToRequest.isEmpty else { return }
         let waiting = waitingToRequest
@@ -30,6 +32,14 @@ extension ControlServer: LoopOutputSink {
             connection.waitingToRequest = false
             if connection.isOpen { resume(connection) }
         }
+    }
+
+    /// Writes a connection's new replies now, before the rest of the pass and the round: the end of the round's
+    /// flush does the bookkeeping (a failed or partial write is tried again there). Only when nothing was pending,
+    /// so a client that reads slowly is not tried twice a round.
+    private func writeEarly(_ connection: ClientConnection) {
+        guard connection.lastProgress == 0 else { return }
+        _ = connection.write(now: SystemProcess.monotonicNanoseconds())
     }
 
     func publishModel(_ line: [UInt8], to ids: [ConnectionID]) {
