@@ -70,7 +70,9 @@ struct DaemonCommandTests {
         try client.send(lines: [Self.increment, Self.increment, "ping"])
         let two = try (1...4).map { _ in try client.readReply().line }
         #expect(
-            two == [#"{"ok":true,"seq":2}"#, #"{"ok":true,"seq":3}"#, #"{"ok":true,"seq":3}"#, #"{"seq":3,"model":3}"#],
+            two == [
+                #"{"ok":true,"seq":2}"#, #"{"ok":true,"seq":3}"#, #"{"ok":true,"seq":3}"#, #"{"seq":3,"model":3}"#,
+            ],
             "\(two)")
     }
 
