@@ -427,7 +427,8 @@ final class DaemonLoop<Model, Event, Effect> {
                 "event rejected", .warning, "event from \(rejection.source.rawValue) rejected: \(rejection.message)",
                 fields: LogFields(source: rejection.source.rawValue))
         }
-        sink?.deliver(work.outputs)
+        // With more input queued, the next pass (and its commit) goes first; the replies go at the end of the round.
+        sink?.deliver(work.outputs, writeNow: queue.isEmpty)
         work.outputs.empty(keepingAtMost: 65_536)
         if spareOutputs.capacity < work.outputs.capacity { swap(&spareOutputs, &work.outputs) }
         if work.modelChanged { publish() }

@@ -1,14 +1,14 @@
 import MobiusSystem
 
 extension ControlServer: LoopOutputSink {
-    func deliver(_ outputs: [PassOutput]) {
+    func deliver(_ outputs: [PassOutput], writeNow: Bool) {
         // Replies come in runs for one connection (a pipelining client): look each connection up once per run.
         var recent: ClientConnection?
         for output in outputs {
             switch output {
             case .reply(let id, let reply):
                 if recent?.id != id {
-                    if let recent { writeEarly(recent) }
+                    if writeNow, let recent { writeEarly(recent) }
                     guard let connection = connections[id] else {
                         recent = nil
                         continue
@@ -23,7 +23,7 @@ extension ControlServer: LoopOutputSink {
                 markDirty(connection)
             }
         }
-        if let recent { writeEarly(recent) }
+        if writeNow, let recent { writeEarly(recent) }
         // Lines that waited for these replies may go to the loop now.
         guard !waitingToRequest.isEmpty else { return }
         let waiting = waitingToRequest
@@ -36,7 +36,8 @@ extension ControlServer: LoopOutputSink {
 
     /// Writes a connection's new replies now, before the rest of the pass and the round: the end of the round's
     /// flush does the bookkeeping (a failed or partial write is tried again there). Only when nothing was pending,
-    /// so a client that reads slowly is not tried twice a round.
+    /// so a client that reads slowly is not tried twice a round, and only when the loop has nothing else queued: a
+    /// woken client may take the reactor's CPU, which should first start the next pass and its commit.
     private func writeEarly(_ connection: ClientConnection) {
         guard connection.lastProgress == 0 else { return }
         _ = connection.write(now: SystemProcess.monotonicNanoseconds())

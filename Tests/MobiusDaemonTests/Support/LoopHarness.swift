@@ -124,7 +124,7 @@ final class RecordingSink: LoopOutputSink {
         self.timeline = timeline
     }
 
-    func deliver(_ outputs: [PassOutput]) {
+    func deliver(_ outputs: [PassOutput], writeNow: Bool) {
         timeline.handouts.append(
             .delivered(
                 outputs.map { output in
