@@ -211,7 +211,12 @@ extension DaemonJournal: PassCommitHook {
             }
             waker.post {
                 journal.value.snapshotRunning = false
-                if case .success = result { journal.value.lastSnapshotSeq = seq }
+                guard case .success = result else { return }
+                journal.value.lastSnapshotSeq = seq
+                // Events that came while it ran may already make the next one due: it starts now, not at the next
+                // pass, so a burst that ends meanwhile is still compacted behind. (After a failure the next pass
+                // tries again, so a full disk does not make this a loop.)
+                journal.value.snapshotIfDue()
             }
         }
     }
