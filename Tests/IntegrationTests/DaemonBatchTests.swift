@@ -127,6 +127,28 @@ struct DaemonBatchTests {
         }
     }
 
+    /// Clients that hang up while a batch of theirs is being handed over a share per round: the daemon drops what is
+    /// left of it, answers the next client's big write whole, and still shuts down at once (the dropped batches no
+    /// longer count as out).
+    @Test func clientsHangingUpDuringAHandOverLeaveNothingBehind() throws {
+        let daemon = try DaemonProcess.start(
+            config: #"{"update":{"builtin":"counter"},"socket":{"maxOutputBytes":67108864}}"#)
+        for _ in 1...5 {
+            let client = try daemon.connect()
+            try client.send(lines: Array(repeating: Self.increment, count: 10_000))
+            #expect(try client.readReply().isAck)
+            client.close()
+        }
+        let next = try daemon.connect()
+        let before = try #require(next.request("ping").seq)
+        #expect(before >= 5 && before <= 50_000, "\(before)")
+        try next.send(lines: Array(repeating: Self.increment, count: 10_000) + ["ping"])
+        for _ in 1...10_000 { #expect(try next.readReply().isAck) }
+        let after = try next.readReply()
+        #expect(after.ok == true && after.seq == before + 10_000, "\(after)")
+        #expect(try daemon.terminate(timeout: .seconds(5)) == .exited(0))
+    }
+
     @Test func lineTooLongBehindABatchIsStillAnswered() throws {
         let daemon = try DaemonProcess.start(config: #"{"update":{"builtin":"counter"},"socket":{"maxLineBytes":64}}"#)
         let client = try daemon.connect()

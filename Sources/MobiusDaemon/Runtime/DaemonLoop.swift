@@ -19,6 +19,9 @@ import MobiusSystem
 /// CPU per plugin effect (Benchmarks/PluginDaemonBench) before.
 final class DaemonLoop<Model, Event, Effect> {
     let app: DaemonApp<Model, Event, Effect>
+    /// The app's update is a plugin: a client's compact event reaches the loop as its text alone
+    /// (`RequestState.eventsAsText`), and the app's own update is never called.
+    let eventsAsText: Bool
     /// The parts of the app a pass uses per event, held apart from `app`: reading them through `app` copied the
     /// whole app value (every closure in it retained and released) for each event.
     let update: (Model, Event) throws -> Next<Model, Effect>
@@ -90,6 +93,7 @@ final class DaemonLoop<Model, Event, Effect> {
         version: String
     ) {
         self.app = app
+        self.eventsAsText = app.updatePlugin != nil
         self.update = app.update
         self.decodeEvent = app.codec.decodeEvent
         self.encodeModel = app.codec.encodeModel
@@ -176,9 +180,7 @@ final class DaemonLoop<Model, Event, Effect> {
     var port: LoopPort {
         LoopPort(
             room: { [unowned self] in room }, enqueue: { [unowned self] in enqueue(client: $0) },
-            notifyWhenRoom: { [unowned self] in notifyWhenRoom($0) },
-            // An update plugin is sent the events' texts, and the app's own update is never called.
-            eventsAsText: app.updatePlugin != nil)
+            notifyWhenRoom: { [unowned self] in notifyWhenRoom($0) }, eventsAsText: eventsAsText)
     }
 
     /// Calls `resume` once, after the next pass has made room.
@@ -387,7 +389,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// client events hold only slices of their batch's bytes, and the parse thread releasing them while the reactor
     /// retained the next pass's slices of the same batch made both change one reference count.
     private func recycle(_ inputs: inout [PassInput<Event>]) {
-        if inputs.count >= 256, app.updatePlugin == nil, let releaseElsewhere {
+        if inputs.count >= 256, !eventsAsText, let releaseElsewhere {
             var handed: [PassInput<Event>] = []
             swap(&handed, &inputs)
             // The next queue gets a fresh array as big as this one was, so a flood's queue does not grow (and copy

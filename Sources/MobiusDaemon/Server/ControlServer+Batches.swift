@@ -106,7 +106,6 @@ extension ControlServer {
         // Each batch moves out of the array (`popLast`), so handing over empties its inputs in place, not a copy.
         while var batch = batches.popLast() {
             guard let connection = connections[batch.result.connection] else {
-                inputsAwaitingHandOver -= batch.remaining
                 batchesOut -= 1
                 continue
             }
@@ -124,8 +123,6 @@ extension ControlServer {
     private func handOver(_ batch: inout ReturnedBatch, upTo count: Int, from connection: ClientConnection) {
         let start = batch.next
         let end = start + min(count, batch.remaining)
-        if start == 0 { inputsAwaitingHandOver += batch.result.inputs.count }
-        inputsAwaitingHandOver -= end - start
         // Each input moves into the loop's queue; its slot keeps a value that owns nothing (`.disconnected`), which
         // the array then destroys for free. A `for in` copied every payload out and destroyed it again with the
         // array (about 500 instructions an event).

@@ -21,7 +21,7 @@ final class ControlServer: ClientConnectionOwner {
     /// per connection; they count in `batchesOut` until their last input is handed over.
     var returnedBatches: [ReturnedBatch] = []
     /// Their inputs not yet handed over: the loop's room for the next batch leaves them out.
-    var inputsAwaitingHandOver = 0
+    var inputsAwaitingHandOver: Int { returnedBatches.reduce(0) { $0 + $1.remaining } }
     var listener: ControlListener?
     // Owned by the reactor thread, like everything here; exclusivity checks are off for the hot properties (see
     // ClientConnection).

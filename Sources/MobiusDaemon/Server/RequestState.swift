@@ -6,7 +6,7 @@ struct RequestState: Sendable {
     /// The loop needs a compact event only as its text (the app's update is a plugin, which reads the text), so the
     /// parsed JSON is let go on the thread that parsed it. Kept, it went to the reactor, whose first touch of each
     /// event's storage, written on the parse thread's core, cost a cache miss, and whose inputs were freed there.
-    var eventsAsText = false
+    let eventsAsText: Bool
     var canRead: Bool
     var canWrite: Bool
     var replyMode: ReplyMode = .on
