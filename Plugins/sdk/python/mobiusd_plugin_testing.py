@@ -126,7 +126,10 @@ class PluginProcess:
             if message is None:
                 break
             rest.append(message)
-        return reply, rest, self.process.wait(timeout=WAIT)
+        status = self.process.wait(timeout=WAIT)
+        # stderr ends with the process: once its reader is done, stderr_lines holds every line.
+        self._stderr_thread.join(WAIT)
+        return reply, rest, status
 
     def kill(self):
         if self.process.poll() is None:
@@ -135,9 +138,10 @@ class PluginProcess:
             except ProcessLookupError:
                 pass
         self.process.wait()
+        # The stderr reader ends at EOF on its own; closing stderr under it would fail its read mid-line.
+        self._stderr_thread.join(WAIT)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
                 stream.close()
             except (OSError, ValueError):
                 pass
-        self._stderr_thread.join(WAIT)
