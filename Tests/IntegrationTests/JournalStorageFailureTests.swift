@@ -1,3 +1,4 @@
+import Glibc
 import MobiusJSON
 import MobiusSystem
 import Testing
@@ -44,6 +45,36 @@ struct JournalStorageFailureTests {
         #expect(try client.request("model").model == .number(JSONNumber(acked.count)))
         let log = try JournalSandbox.readLog(client)
         #expect(log.items.compactMap { $0["seq"]?.int64Value } == acked)
+    }
+
+    /// Snapshots that cannot be written (the model outgrew the file-size limit, while journal segments stay under
+    /// it): each failure is logged, events go on being acked, and the daemon does not retry in a loop while idle
+    /// (a finished snapshot starts the next at once only after a success). A restart recovers the whole model.
+    @Test func snapshotsThatCannotBeWrittenNeitherStopEventsNorLoop() throws {
+        guard DaemonSpawn.which("prlimit") != nil else { return }
+        let sandbox = JournalSandbox()
+        let state = #""snapshotEvents":10,"segmentBytes":4096"#
+        var daemon = try sandbox.start(
+            state: state, update: #"{"builtin":"store"}"#, launcher: ["prlimit", "--fsize=8192", "--"])
+        var client = try daemon.connect()
+        let padding = String(repeating: "x", count: 100)
+        for index in 1...150 {
+            let reply = try client.request(#"{"type":"set","path":"/k\#(index)","value":"\#(padding)"}"#)
+            #expect(reply.isAck && reply.seq == Int64(index), "\(reply)")
+        }
+        try DaemonTraffic.eventually("a failed snapshot is logged") {
+            daemon.standardError.contains("cannot write the snapshot")
+        }
+        let idleBefore = try ProcessUsage.sample(processID: daemon.pid).voluntaryContextSwitches
+        usleep(1_000_000)
+        let idleAfter = try ProcessUsage.sample(processID: daemon.pid).voluntaryContextSwitches
+        #expect(idleAfter - idleBefore < 20, "wake-ups over an idle second: \(idleAfter - idleBefore)")
+        client.close()
+        try daemon.terminate()
+        daemon = try sandbox.start(state: state, update: #"{"builtin":"store"}"#)
+        client = try daemon.connect()
+        let model = try client.request("model").model
+        #expect(model?["k150"]?.stringValue == padding && model?["k1"]?.stringValue == padding)
     }
 
     @Test func anUnwritableStateDirectoryFailsStartUpClearly() throws {
