@@ -9,6 +9,7 @@ sends `ping` (updates) until all are applied. CPU is user+system time of the dae
 """
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -71,6 +72,8 @@ class Daemon:
         self.process.terminate()
         self.process.wait(timeout=30)
         self.conn.close()
+        self.err.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 SDK_PATH = {"PYTHONPATH": os.path.join(ROOT, "Plugins", "sdk", "python")}

@@ -70,6 +70,23 @@ struct PassCommitTests {
         #expect(harness.timeline.effects == [["type": "note", "count": 2]])
     }
 
+    @Test("a hook that keeps passes in memory gets each pass after its replies, model line and effects")
+    func inMemoryHookComesAfterTheReplies() throws {
+        let timeline = Timeline()
+        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
+        try harness.connectEffects()
+        let hook = harness.hook(inMemory: true)
+        harness.run([clientRequest(.subscribe(path: nil), line: 1, connection: 9), clientEvent(Counting.add, line: 1)])
+        harness.run([clientEvent(Counting.add, line: 2), clientEvent(Counting.add, line: 3)])
+        #expect(hook.passes.map { $0.recorded.map(\.seq) } == [[1], [2, 3]], "every pass, every event, in order")
+        #expect(
+            timeline.kinds == [
+                "delivered", "model", "effect", "commit", "delivered", "model", "effect", "effect", "commit",
+            ])
+        #expect(timeline.answers.suffix(3) == [.ack(1), .ack(2), .ack(3)])
+        #expect(harness.loop.state.seq == 3)
+    }
+
     @Test("a built-in effect of a failed pass is never carried out; of a committed pass it is")
     func builtinEffectOnlyAfterCommit() throws {
         let pair = try SocketPair()

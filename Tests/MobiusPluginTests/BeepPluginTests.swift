@@ -5,7 +5,7 @@ import Testing
 /// mobiusd-beep over real pipes. PATH points nowhere, so no desktop player can answer and the outcome does not
 /// depend on what this machine has installed; the configured command and the bell file are the test's own.
 @Suite("mobiusd-beep", .serialized, .timeLimit(.minutes(1)))
-struct BeepPluginTests {
+final class BeepPluginTests {
     let scratch: TemporaryDirectory
     let bell: String
 
@@ -13,6 +13,8 @@ struct BeepPluginTests {
         scratch = try TemporaryDirectory(prefix: "mobiusd-beep-test")
         bell = try scratch.write("", to: "bell")
     }
+
+    deinit { scratch.remove() }
 
     func beep(_ options: JSONObject) throws -> (PluginDriver, JSONValue) {
         let plugin = try PluginDriver([PluginDriver.builtProgram("mobiusd-beep")], extra: ["PATH": "/nonexistent"])

@@ -4,6 +4,8 @@ import MobiusSystem
 extension DaemonJournal: PassCommitHook {
     /// Journals a pass that needs no wait: `--ephemeral` (the window only), or `fsync` `batch` and `never` (one
     /// write on this thread, a page-cache copy). `nil` with `always`, whose pass waits for its fdatasync (`commit`).
+    var keepsPassesInMemory: Bool { writer == nil }
+
     func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? {
         guard let seqs = pass.seqs else { return .committed }
         if writer != nil && settings.fsync == .always && reactor != nil { return nil }

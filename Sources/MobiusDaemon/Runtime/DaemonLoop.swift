@@ -57,8 +57,10 @@ final class DaemonLoop<Model, Event, Effect> {
     @exclusivity(unchecked) private var inboxes: [AttachedInbox] = []
     @exclusivity(unchecked) private var inboxesWithItems = false
 
-    /// Where committed output goes.
-    weak var sink: (any LoopOutputSink)?
+    /// Where committed output goes. A strong reference: the sink (the control server) holds the loop only through
+    /// unowned closures, so there is no cycle, and a weak one gave the server a side table, which sent every
+    /// retain and release of it down the runtime's slow path.
+    var sink: (any LoopOutputSink)?
     /// The journal's hook between computing and committing a pass; `nil` commits at once.
     var commitHook: (any PassCommitHook)?
     @exclusivity(unchecked) private var committing = false
@@ -342,9 +344,17 @@ final class DaemonLoop<Model, Event, Effect> {
             return
         }
         var pass = work.journal.take() ?? PassCommit()
+        if hook.keepsPassesInMemory {
+            // Nothing can fail: the replies go first, the bookkeeping after (a one-at-a-time client's next request
+            // waits only for the former).
+            finish(&work)
+            _ = hook.commitAtOnce(&pass)
+            keepSpareRecords(&pass)
+            recycle(&inputs)
+            return
+        }
         if let outcome = hook.commitAtOnce(&pass) {
-            let buffer = pass.takeRecords()
-            if buffer.capacity <= 65_536 { spareRecords = buffer }
+            keepSpareRecords(&pass)
             end(inputs: &inputs, work: &work, outcome)
             return
         }
@@ -485,6 +495,14 @@ final class DaemonLoop<Model, Event, Effect> {
                 DepthProblem(description: "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"))
         }
         return .success(encoded)
+    }
+
+    /// Keeps the records buffer of a committed pass, emptied, for the next pass (unless it grew big).
+    private func keepSpareRecords(_ pass: inout PassCommit) {
+        var buffer = pass.takeRecords()
+        guard buffer.capacity <= 65_536 else { return }
+        buffer.removeAll(keepingCapacity: true)
+        spareRecords = buffer
     }
 
     /// The spare records buffer (empty), for a pass's `PassCommit`.

@@ -12,6 +12,9 @@ protocol PassCommitHook: AnyObject {
     /// Commits the pass now and gives the outcome, or returns `nil`, leaving `pass` as it was, when it has to
     /// wait for another thread.
     func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome?
+    /// Whether `commitAtOnce` only keeps passes in memory (`--ephemeral`): it cannot fail and needs no wait, so the
+    /// loop hands it each pass after the pass's replies are written, off the path of a client waiting for its ack.
+    var keepsPassesInMemory: Bool { get }
     /// Makes the pass durable (or fails).
     func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void)
 }
@@ -19,4 +22,5 @@ protocol PassCommitHook: AnyObject {
 extension PassCommitHook {
     /// A hook that always answers later.
     func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? { nil }
+    var keepsPassesInMemory: Bool { false }
 }

@@ -159,8 +159,10 @@ final class ClientConnection: ReactorHandler {
         case failed(SystemError)
     }
 
-    /// Writes as much buffered output as the socket takes now.
-    func write(now: UInt64) -> WriteOutcome {
+    /// Writes as much buffered output as the socket takes now. `now` (the monotonic clock) is read only if output
+    /// is left over, to date the last progress; `nil` reads it then.
+    func write(now: UInt64? = nil) -> WriteOutcome {
+        var progressed = false
         while true {
             if outputStart == output.count {
                 output.empty(keepingAtMost: 1 << 20)
@@ -182,9 +184,9 @@ final class ClientConnection: ReactorHandler {
                 return .failed(error)
             case .success(.transferred(let count)):
                 outputStart += count
-                lastProgress = now
+                progressed = true
             case .success(.wouldBlock), .success(.endOfFile):
-                if lastProgress == 0 { lastProgress = now }
+                if progressed || lastProgress == 0 { lastProgress = now ?? SystemProcess.monotonicNanoseconds() }
                 return .pending
             }
         }

@@ -40,7 +40,7 @@ extension ControlServer: LoopOutputSink {
     /// woken client may take the reactor's CPU, which should first start the next pass and its commit.
     private func writeEarly(_ connection: ClientConnection) {
         guard connection.lastProgress == 0 else { return }
-        _ = connection.write(now: SystemProcess.monotonicNanoseconds())
+        _ = connection.write()
     }
 
     func publishModel(_ line: [UInt8], to ids: [ConnectionID]) {

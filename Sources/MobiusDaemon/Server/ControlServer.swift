@@ -102,7 +102,9 @@ final class ControlServer: ClientConnectionOwner {
                 if count < readBuffer.count { break reading }
             }
         }
-        if connection.isOpen { updateInterest(connection) }
+        // Its epoll interest is brought up to date at the end of the round, with its replies written: not here, on
+        // the way from a client's request to its reply.
+        if connection.isOpen { markDirty(connection) }
     }
 
     /// Whether to read more from the socket: not after EOF, `quit` or shutdown, and not while lines already read

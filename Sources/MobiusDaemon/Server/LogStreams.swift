@@ -1,7 +1,9 @@
 /// The control server's `log` streams: the source they read from and the connections streaming.
 final class LogStreams {
-    /// The journal (or the ephemeral window); `nil` until the runtime wires it.
-    weak var source: (any LogSource)?
+    /// The journal (or the ephemeral window); `nil` until the runtime wires it. Unowned, not weak: the journal
+    /// holds these streams, and outlives them; a weak reference gave the journal a side table, which sent each
+    /// retain of it (one per pass) down the runtime's slow path.
+    unowned var source: (any LogSource)?
     // Reactor-thread state, looked at every round and pass: exclusivity checks are off.
     /// Connections with a stream, in the order they started.
     @exclusivity(unchecked) var connections: [ConnectionID] = []

@@ -170,9 +170,22 @@ final class ScriptedCommitHook: PassCommitHook {
     /// The `done` of a commit the script had no outcome for.
     private(set) var pending: ((CommitOutcome) -> Void)?
 
-    init(_ timeline: Timeline, outcomes: [CommitOutcome] = []) {
+    /// Acts like the ephemeral journal: every pass commits at once, in memory, and cannot fail.
+    let inMemory: Bool
+
+    init(_ timeline: Timeline, outcomes: [CommitOutcome] = [], inMemory: Bool = false) {
         self.timeline = timeline
         self.outcomes = outcomes
+        self.inMemory = inMemory
+    }
+
+    var keepsPassesInMemory: Bool { inMemory }
+
+    func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? {
+        guard inMemory else { return nil }
+        passes.append(pass)
+        timeline.handouts.append(.commit(pass.recorded.map(\.seq)))
+        return .committed
     }
 
     func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void) {
@@ -239,8 +252,8 @@ final class LoopHarness<Model, Event, Effect> {
 
     /// Installs a scripted commit hook.
     @discardableResult
-    func hook(outcomes: [CommitOutcome] = []) -> ScriptedCommitHook {
-        let hook = ScriptedCommitHook(timeline, outcomes: outcomes)
+    func hook(outcomes: [CommitOutcome] = [], inMemory: Bool = false) -> ScriptedCommitHook {
+        let hook = ScriptedCommitHook(timeline, outcomes: outcomes, inMemory: inMemory)
         loop.commitHook = hook
         return hook
     }
