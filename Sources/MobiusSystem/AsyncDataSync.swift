@@ -6,7 +6,7 @@ internal import Glibc
 /// instead of to a thread of its own: no hand-off to wake and no wake-up back, so a durable one-at-a-time request pays
 /// what an fdatasync on its own thread would (Benchmarks/DaemonBench/README.md). One sync at a time.
 package final class AsyncDataSync {
-    /// Readable when the sync has completed; `reap` drains it.
+    /// Readable when the sync has completed (see `reap`).
     package let completion: EventFD
     private let context: UInt64
 
@@ -26,7 +26,9 @@ package final class AsyncDataSync {
         guard retryingOnInterrupt({ poll(&waiting, 1, timeoutMilliseconds) }) == 1 else {
             throw SystemError(errno: ETIMEDOUT, operation: "io_submit fdatasync", subject: probe.description)
         }
-        if case .failure(let error)? = reap(probe) { throw error }
+        let outcome = reap(probe)
+        completion.drain()
+        if case .failure(let error)? = outcome { throw error }
     }
 
     deinit {
@@ -41,9 +43,17 @@ package final class AsyncDataSync {
         }
     }
 
-    /// The outcome of the submitted sync, or `nil` while it is still running.
+    /// The outcome of the submitted sync, or `nil` while it is still running. With an outcome, `completion` is
+    /// left readable, so that the caller can act on the outcome first (answer the clients waiting for it) and drain
+    /// it after (`completion.drain()`, before waiting on it again); with `nil` it has been drained.
     package func reap(_ fd: FileDescriptor) -> Result<Void, SystemError>? {
+        if let outcome = collect(fd) { return outcome }
+        // Still running: clear the wake-up, then look once more, so that a completion in between is not missed.
         completion.drain()
+        return collect(fd)
+    }
+
+    private func collect(_ fd: FileDescriptor) -> Result<Void, SystemError>? {
         var result: Int64 = 0
         let reaped = mobiusd_aio_reap(context, &result)
         if reaped < 0 { return .failure(SystemError(errno: -reaped, operation: "io_getevents")) }

@@ -12,6 +12,11 @@ struct AsyncDataSyncTests {
         return poll(&waiting, 1, 5000) == 1
     }
 
+    private func isReadable(_ sync: AsyncDataSync) -> Bool {
+        var waiting = pollfd(fd: sync.completion.fd.rawValue, events: Int16(POLLIN), revents: 0)
+        return poll(&waiting, 1, 0) == 1
+    }
+
     @Test func syncsAFileAndReportsTheOutcomeOnce() throws {
         let directory = try TemporaryDirectory(prefix: "async-sync")
         defer { directory.remove() }
@@ -24,7 +29,11 @@ struct AsyncDataSyncTests {
         #expect(waitForCompletion(sync))
         let outcome = try #require(sync.reap(file))
         #expect((try? outcome.get()) != nil, "\(outcome)")
+        #expect(isReadable(sync), "the completion stays readable until the caller drains it")
+        sync.completion.drain()
+        #expect(!isReadable(sync))
         #expect(sync.reap(file) == nil, "one sync, one outcome")
+        #expect(!isReadable(sync), "nothing to reap: drained")
     }
 
     @Test func refusesADescriptorThatCannotBeSynced() throws {

@@ -62,9 +62,9 @@ extension DaemonJournal: PassCommitHook {
             waker.post {
                 switch result {
                 case .success:
+                    finish.value(.committed)
                     var records = sealed
                     journal.value.committed(&records, seqs: seqs)
-                    finish.value(.committed)
                 case .failure(let error):
                     finish.value(journal.value.failed(error))
                 }
@@ -121,13 +121,16 @@ extension DaemonJournal: PassCommitHook {
             return
         }
         guard let outcome = sync.reap(pass.fd) else { return }
+        // The eventfd is drained after the outcome is acted on: one system call less before the replies.
+        defer { sync.completion.drain() }
         syncing = nil
         switch outcome {
         case .success:
             writer?.synced(byteCount: pass.records.count, lastSeq: pass.seqs.upperBound)
+            // The pass's replies go out first; the window and counters follow before any other pass can run.
+            pass.done(.committed)
             var records = pass.records
             committed(&records, seqs: pass.seqs)
-            pass.done(.committed)
         case .failure(let error):
             guard let writer else {
                 pass.done(failed(error))
