@@ -98,6 +98,8 @@ extension ControlServer: LoopOutputSink {
         if connection.logStream != nil { pumpLog(connection) }
         finishIfDone(connection)
         guard connection.isOpen else { return }
+        // With every reply delivered, no pass holds slices of the input any more: emptying it keeps its buffer.
+        if connection.awaitingLoop == 0 { compactInput(connection) }
         if connection.pendingOutputBytes < settings.maxOutputBytes, connection.waitingToRequest,
             connection.mayRequest(limit: settings.maxOutputBytes)
         {

@@ -118,7 +118,9 @@ final class ControlServer: ClientConnectionOwner {
                 || connection.input.count - connection.inputStart < Self.batchBytes)
     }
 
-    private func compactInput(_ connection: ClientConnection) {
+    /// Drops consumed input: all of it (keeping the buffer), or a long consumed head. Done where a connection's
+    /// output is flushed, after its replies; a read does it too, for input that came while no flush ran.
+    func compactInput(_ connection: ClientConnection) {
         guard connection.inputStart > 0 else { return }
         if connection.inputStart == connection.input.count {
             connection.input.empty(keepingAtMost: 1 << 20)
