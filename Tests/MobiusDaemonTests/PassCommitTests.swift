@@ -198,11 +198,12 @@ struct PassCommitTests {
         #expect(harness.timeline.answers.last == .ack(1))
     }
 
-    @Test("the hook gets each applied event with its seq and JSON, and only those")
-    func hookReceivesAppliedEvents() throws {
+    /// `inMemory`: a hook that keeps passes in memory, which gets each pass after its replies.
+    @Test("the hook gets each applied event with its seq and JSON, and only those", arguments: [false, true])
+    func hookReceivesAppliedEvents(inMemory: Bool) throws {
         let timeline = Timeline()
         let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        let hook = harness.hook(outcomes: [.committed, .committed])
+        let hook = harness.hook(outcomes: [.committed, .committed], inMemory: inMemory)
         harness.run([
             clientEvent(Counting.add, line: 1),
             clientEvent(Counting.bad, line: 2),
@@ -219,11 +220,11 @@ struct PassCommitTests {
         #expect(timeline.answers.last == .line(["ok": true, "seq": 3]))
     }
 
-    @Test("a typed app's events reach the hook encoded by its codec")
-    func typedEventsAreEncoded() throws {
+    @Test("a typed app's events reach the hook encoded by its codec", arguments: [false, true])
+    func typedEventsAreEncoded(inMemory: Bool) throws {
         let app = DaemonApp<Tally, TallyCommand, String>(name: "tally", model: Tally(count: 0), update: Tally.update)
         let harness = LoopHarness(app)
-        let hook = harness.hook(outcomes: [.committed])
+        let hook = harness.hook(outcomes: [.committed], inMemory: inMemory)
         harness.run([
             .event(.add(2), json: nil, source: .client, ticket: ticket(1)),
             .event(.refuse, json: nil, source: .client, ticket: ticket(2)),
