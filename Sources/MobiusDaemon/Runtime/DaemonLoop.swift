@@ -368,13 +368,28 @@ final class DaemonLoop<Model, Event, Effect> {
         _ pass: consuming PassCommit, hook: any PassCommitHook, inputs passInputs: consuming [PassInput<Event>],
         work computed: consuming PassWork<Model, Effect>
     ) {
-        var inputs = consume passInputs
-        var work = consume computed
+        let waiting = WaitingPass(inputs: passInputs, work: computed)
         committing = true
         hook.commit(pass) { [self] outcome in
             committing = false
-            end(inputs: &inputs, work: &work, outcome)
-            requestAnotherRound()
+            end(inputs: &waiting.inputs, work: &waiting.work, outcome)
+            // Inputs that queued meanwhile form the next pass. Only then another round: the hook answers from a
+            // reactor handler, and that round's end runs the passes anyway (an unconditional request cost a
+            // non-blocking epoll_wait per durable event).
+            if hasQueuedInputs { requestAnotherRound() }
+        }
+    }
+
+    /// A pass waiting for its commit, held by the hook's closure. A class of its own rather than two captured
+    /// variables: those were boxed one by one and checked for exclusive access at run time on the way to the replies;
+    /// the closure alone touches these, once, on the reactor thread.
+    private final class WaitingPass {
+        @exclusivity(unchecked) var inputs: [PassInput<Event>]
+        @exclusivity(unchecked) var work: PassWork<Model, Effect>
+
+        init(inputs: consuming [PassInput<Event>], work: consuming PassWork<Model, Effect>) {
+            self.inputs = inputs
+            self.work = work
         }
     }
 
