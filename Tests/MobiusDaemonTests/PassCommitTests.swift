@@ -179,9 +179,13 @@ struct PassCommitTests {
         #expect(hook.passes.count == 3)
         #expect(hook.passes.last?.recorded.map(\.seq) == [2, 3], "the inputs queued meanwhile form one pass")
         #expect(timeline.kinds == ["commit"])
+        let roundsAfterQueue = harness.anotherRoundRequests
         hook.finishPending(.committed)
         #expect(timeline.answers == [.ack(2), .line(["ok": true, "seq": 2, "model": 2]), .ack(3)])
         #expect(timeline.models.map(\.line) == [["seq": 3, "model": 3]])
+        #expect(
+            harness.anotherRoundRequests == roundsAfterQueue,
+            "nothing queued: no other round (the one that ran the hook's answer is enough)")
     }
 
     @Test("an asynchronous commit that fails rejects the pass; the inputs queued meanwhile then apply")
