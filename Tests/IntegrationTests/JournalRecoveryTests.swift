@@ -163,8 +163,11 @@ struct JournalRecoveryTests {
         try DaemonTraffic.sendIncrements(3, on: try daemon.connect(), batch: 1)
         try daemon.terminate()
         let segment = try #require(sandbox.segments().last)
-        let size = try #require(try FileSystem.fileSize(segment))
-        // Half a record: a write that a crash cut short.
+        // Where the records end: the segment header (16) and three records of 44 bytes. The file goes on with the
+        // zeros the writer keeps ahead of its records.
+        let size = Int64(16 + 3 * 44)
+        #expect(try #require(try FileSystem.fileSize(segment)) > size, "zero-filled room after the records")
+        // Half a record: a write that a crash cut short, into that room.
         let fd = try FileDescriptor.openFile(segment, .readWrite)
         try fd.writeAll([0x30, 0, 0, 0, 0xAB, 0xCD, 7, 0, 0, 0], at: size)
         fd.close()
@@ -178,6 +181,28 @@ struct JournalRecoveryTests {
         #expect(try FileSystem.fileSize(segment) == size, "cut back to the last whole record")
     }
 
+    @Test("with fsync always the segment keeps zero-filled room ahead of its records; with never it does not")
+    func zeroFilledRoomAheadOfTheRecords() throws {
+        let sandbox = JournalSandbox()
+        var daemon = try sandbox.start()
+        try DaemonTraffic.sendIncrements(3, on: try daemon.connect(), batch: 1)
+        let segment = try #require(sandbox.segments().last)
+        // 256 KiB when the segment starts, then 4 MiB more from the journal thread after the first commit.
+        try DaemonTraffic.eventually("4 MiB of room filled after the first 256 KiB") {
+            (try FileSystem.fileSize(segment) ?? 0) == Int64(16 + (256 << 10) + (4 << 20))
+        }
+        try daemon.terminate()
+        daemon = try sandbox.start()
+        #expect(try daemon.connect().request("model").model == 3)
+        try daemon.terminate()
+
+        let never = JournalSandbox()
+        daemon = try never.start(state: #""fsync":"never""#)
+        try DaemonTraffic.sendIncrements(3, on: try daemon.connect(), batch: 1)
+        try daemon.terminate()
+        #expect(try FileSystem.fileSize(try #require(never.segments().last)) == Int64(16 + 3 * 44))
+    }
+
     @Test func damageBeforeTheEndStopsStartUpNamingFileAndOffset() throws {
         let sandbox = JournalSandbox()
         let daemon = try sandbox.start()
@@ -186,6 +211,7 @@ struct JournalRecoveryTests {
         let segment = try #require(sandbox.segments().last)
         // The second record's event bytes: header (16) + first record (24 + 20) + its header (24) + 5.
         let secondRecord = 16 + 44
+        let size = try FileSystem.fileSize(segment)
         let fd = try FileDescriptor.openFile(segment, .readWrite)
         try fd.writeAll(Array("X".utf8), at: Int64(secondRecord + 24 + 5))
         fd.close()
@@ -195,7 +221,7 @@ struct JournalRecoveryTests {
         #expect(run.exit == .exited(1), "\(run)")
         #expect(run.stderr.contains("\(segment) is damaged at byte \(secondRecord)"), "\(run.stderr)")
         #expect(run.stderr.contains("truncate -s \(secondRecord) \(segment)"), "\(run.stderr)")
-        #expect(try FileSystem.fileSize(segment) == Int64(16 + 3 * 44), "nothing was cut")
+        #expect(try FileSystem.fileSize(segment) == size, "nothing was cut")
     }
 
     @Test func snapshotsCompactTheJournalAndRestartFromThem() throws {

@@ -171,6 +171,7 @@ extension DaemonJournal: PassCommitHook {
         bytesSinceSnapshot += records.count
         window.append(&records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
         logStreams?.committed()
+        if let writer, writer.fillDue() { journalThread.submit { writer.fillAhead() } }
     }
 
     private func failed(_ error: SystemError) -> CommitOutcome {

@@ -108,6 +108,9 @@ struct JournalReader: Sendable {
                         // The rest is beyond this block (or not committed yet).
                         return offset == 0 && count == blockSize
                             ? nil : .moved(Cursor(path: at.path, offset: at.offset + Int64(offset), seq: seq))
+                    case .end:
+                        // The zero-filled room ahead of the records: nothing more here yet.
+                        return .moved(Cursor(path: at.path, offset: at.offset + Int64(offset), seq: seq))
                     case .damaged(let what):
                         return .failed("\(at.path) at byte \(at.offset + Int64(offset)): \(what)")
                     }

@@ -93,12 +93,31 @@ struct JournalRecord {
         case incomplete
         /// The record is whole but its checksum or length is wrong.
         case damaged(String)
+        /// A whole header of zeros: the records end here, and the segment was zero-filled ahead of them
+        /// (`JournalWriter`). No record's header is all zeros: its length and seq are never 0. (Fewer than a
+        /// header's bytes of zeros are `incomplete`: they may be the start of a record cut off by a read.)
+        case end
+    }
+
+    /// Whether every byte of `bytes` from `offset` on is zero (a segment's zero-filled tail).
+    static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+        var index = offset
+        while index + 8 <= bytes.count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] != 0 { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Reads the record at `offset`; `verify: false` skips the checksum (records the daemon holds in memory).
     static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int, verify: Bool = true) -> Parse {
         let available = bytes.count - offset
         guard available >= headerSize else { return .incomplete }
+        if isZero(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + headerSize)]), from: 0) { return .end }
         let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
         guard length <= maxEventBytes else { return .damaged("a record length of \(length) bytes") }
         guard available >= headerSize + length else { return .incomplete }

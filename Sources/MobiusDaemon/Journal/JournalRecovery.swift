@@ -222,6 +222,18 @@ struct JournalRecovery {
                 lastSeq = record.seq
                 expected = max(expected, record.seq + 1)
                 offset = next
+            case .incomplete where JournalRecord.isZero(raw, from: offset), .end:
+                // The zero-filled room the writer kept ahead of its records.
+                guard JournalRecord.isZero(raw, from: offset) else {
+                    throw damage(path, offset: offset, "records follow a run of zeros", seq: lastSeq + 1)
+                }
+                if lastSeq < firstSeq {
+                    try? FileSystem.remove(path)
+                    return nil
+                }
+                // The daemon starts a new segment at every start: the last one gives its unused room back.
+                if isLast { truncate(path, at: offset) }
+                return segment(path, firstSeq, lastSeq, offset)
             case .incomplete where isLast:
                 log.warning(
                     "the journal segment \(path) ends in a torn record at byte \(offset) (a write cut short "
@@ -230,6 +242,12 @@ struct JournalRecovery {
                 return segment(path, firstSeq, lastSeq, offset)
             case .incomplete:
                 throw damage(path, offset: offset, "the segment ends inside a record", seq: lastSeq + 1)
+            case .damaged(let what) where isLast && isTornIntoZeros(raw, at: offset):
+                log.warning(
+                    "the journal segment \(path) ends in a torn record at byte \(offset) (\(what); a write cut "
+                        + "short by a crash into the zero-filled room ahead, never acknowledged); cut off there")
+                truncate(path, at: offset)
+                return segment(path, firstSeq, lastSeq, offset)
             case .damaged(let what):
                 throw damage(path, offset: offset, what, seq: lastSeq + 1)
             }
@@ -240,6 +258,16 @@ struct JournalRecovery {
             return nil
         }
         return segment(path, firstSeq, lastSeq, offset)
+    }
+
+    /// Whether the damaged record at `offset` is a write cut short in the zero-filled room: nothing but zeros after
+    /// its own extent (after its header, when its length field is itself torn).
+    private func isTornIntoZeros(_ raw: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        guard raw.count - offset >= JournalRecord.headerSize else { return false }
+        let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+        let claimedEnd = offset + JournalRecord.headerSize + length
+        let end = claimedEnd <= raw.count ? claimedEnd : offset + JournalRecord.headerSize
+        return JournalRecord.isZero(raw, from: end)
     }
 
     private func segment(

@@ -26,7 +26,21 @@ final class JournalWriter: Sendable {
         var unsynced = false
         /// Segments moved on from in `batch` mode, to be synced and closed by the journal thread.
         var retired: [FileDescriptor] = []
+        /// `always`: the segment holds zeros, written and synced, up to here (`fillAhead`). A record written below
+        /// it overwrites blocks the file already has, so its fdatasync has no metadata to commit.
+        var zeroedEnd: Int64 = 0
+        /// A fill is scheduled or running; until it is done, passes that would reach past `zeroedEnd` go to the
+        /// journal thread (after the fill), so that the fill never writes zeros over a record.
+        var filling = false
+        /// A fill failed (the disk is full, or the file at its size limit): no more for this segment.
+        var fillFailed = false
     }
+
+    /// Zeros written ahead of the records at a time, and how little room left starts the next fill.
+    static var fillBytes: Int64 { 4 << 20 }
+    static var fillLowWater: Int64 { 2 << 20 }
+    /// Zeros written when a segment starts, before its first record (the fills after it run in the background).
+    static var initialFillBytes: Int64 { 256 << 10 }
 
     private let active = Mutex(Active())
 
@@ -68,6 +82,7 @@ final class JournalWriter: Sendable {
     func writeForSync(_ records: [UInt8]) throws(SystemError) -> FileDescriptor? {
         try active.withLock { (active: inout Active) throws(SystemError) -> FileDescriptor? in
             guard let fd = active.fd, active.length < segmentBytes else { return nil }
+            if active.filling && active.length + Int64(records.count) > active.zeroedEnd { return nil }
             try fd.writeAll(records, at: active.length)
             return fd
         }
@@ -93,6 +108,61 @@ final class JournalWriter: Sendable {
                 segments[index].length = length
             }
         }
+    }
+
+    /// Whether the open segment should get more zero-filled room now (`always` only); if so it is marked as filling,
+    /// and the caller runs `fillAhead` on the journal thread.
+    func fillDue() -> Bool {
+        guard policy == .always else { return false }
+        return active.withLock { active in
+            guard active.fd != nil, !active.filling, !active.fillFailed else { return false }
+            let limit = Int64(JournalSegment.headerSize) + segmentBytes
+            guard active.zeroedEnd < limit, active.zeroedEnd - active.length < Self.fillLowWater else { return false }
+            active.filling = true
+            return true
+        }
+    }
+
+    /// Writes zeros after the records, up to `fillBytes` ahead, and syncs them (journal thread, after `fillDue`).
+    /// Runs without the lock: the reactor may write records meanwhile, but only below the room already zeroed.
+    func fillAhead() {
+        let job = active.withLock { active -> (FileDescriptor, String, Int64, Int64)? in
+            guard let fd = active.fd, active.filling else {
+                active.filling = false
+                return nil
+            }
+            let from = max(active.length, active.zeroedEnd)
+            let to = min(from + Self.fillBytes, Int64(JournalSegment.headerSize) + segmentBytes)
+            guard to > from else {
+                active.filling = false
+                return nil
+            }
+            return (fd, active.path, from, to)
+        }
+        guard let (fd, path, from, to) = job else { return }
+        let outcome = Result { () throws(SystemError) in try Self.writeZeros(fd, from: from, to: to) }
+        active.withLock { active in
+            active.filling = false
+            guard active.path == path, active.fd != nil else { return }
+            switch outcome {
+            case .success: active.zeroedEnd = max(active.zeroedEnd, to)
+            case .failure(let error):
+                active.fillFailed = true
+                log.info("journal: no zero-filled room ahead in \(path) (\(error)); its records are appended")
+            }
+        }
+    }
+
+    private static func writeZeros(_ fd: FileDescriptor, from: Int64, to: Int64) throws(SystemError) {
+        let chunk = Int(min(to - from, 256 << 10))
+        let zeros = [UInt8](repeating: 0, count: chunk)
+        var offset = from
+        while offset < to {
+            let count = Int(min(Int64(chunk), to - offset))
+            try fd.writeAll(count == chunk ? zeros : [UInt8](repeating: 0, count: count), at: offset)
+            offset += Int64(count)
+        }
+        try fd.synchronizeData()
     }
 
     private func startSegment(_ active: inout Active, firstSeq: UInt64) throws(SystemError) {
@@ -124,6 +194,20 @@ final class JournalWriter: Sendable {
         active.path = path
         active.firstSeq = firstSeq
         active.length = Int64(JournalSegment.headerSize)
+        active.zeroedEnd = 0
+        active.filling = false
+        active.fillFailed = false
+        if policy == .always {
+            // Room for the first records before the background fills take over; without it they are appended.
+            let to = min(active.length + Self.initialFillBytes, active.length + segmentBytes)
+            do {
+                try Self.writeZeros(fd, from: active.length, to: to)
+                active.zeroedEnd = to
+            } catch {
+                active.fillFailed = true
+                log.info("journal: no zero-filled room ahead in \(path) (\(error)); its records are appended")
+            }
+        }
         catalog.update { segments, _ in
             segments.removeAll { $0.path == path }
             segments.append(
