@@ -38,6 +38,8 @@ struct JournalStorageFailureTests {
             daemon.standardError.contains("starts a new segment")
         }
         #expect(sandbox.segments().count == 2)
+        // The limit leaves no room to zero-fill ahead (docs/durability.md): the records were appended instead.
+        #expect(daemon.standardError.contains("no zero-filled room ahead"), "\(daemon.standardError)")
         client.close()
         try daemon.terminate()
         daemon = try sandbox.start()
