@@ -222,11 +222,10 @@ struct JournalRecovery {
                 lastSeq = record.seq
                 expected = max(expected, record.seq + 1)
                 offset = next
+            case .end where !JournalRecord.isZero(raw, from: offset):
+                throw damage(path, offset: offset, "records follow a run of zeros", seq: lastSeq + 1)
             case .incomplete where JournalRecord.isZero(raw, from: offset), .end:
                 // The zero-filled room the writer kept ahead of its records.
-                guard JournalRecord.isZero(raw, from: offset) else {
-                    throw damage(path, offset: offset, "records follow a run of zeros", seq: lastSeq + 1)
-                }
                 if lastSeq < firstSeq {
                     try? FileSystem.remove(path)
                     return nil

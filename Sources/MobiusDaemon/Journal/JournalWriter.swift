@@ -146,11 +146,17 @@ final class JournalWriter: Sendable {
             guard active.path == path, active.fd != nil else { return }
             switch outcome {
             case .success: active.zeroedEnd = max(active.zeroedEnd, to)
-            case .failure(let error):
-                active.fillFailed = true
-                log.info("journal: no zero-filled room ahead in \(path) (\(error)); its records are appended")
+            case .failure(let error): noteFillFailed(&active, error)
             }
         }
+    }
+
+    /// No more fills for this segment; said once per segment, and rate-limited (a full disk fails every segment).
+    private func noteFillFailed(_ active: inout Active, _ error: SystemError) {
+        active.fillFailed = true
+        log.limited(
+            "journal fill failed", .info,
+            "journal: no zero-filled room ahead in \(active.path) (\(error)); its records are appended")
     }
 
     private static func writeZeros(_ fd: FileDescriptor, from: Int64, to: Int64) throws(SystemError) {
@@ -204,8 +210,7 @@ final class JournalWriter: Sendable {
                 try Self.writeZeros(fd, from: active.length, to: to)
                 active.zeroedEnd = to
             } catch {
-                active.fillFailed = true
-                log.info("journal: no zero-filled room ahead in \(path) (\(error)); its records are appended")
+                noteFillFailed(&active, error)
             }
         }
         catalog.update { segments, _ in
