@@ -1,0 +1,95 @@
+import MobiusJSON
+import Testing
+
+/// PROTOCOL 2.3: a plugin's host-side queue is bounded by pushing back, never by dropping. When a plugin has
+/// `maxQueued` effects waiting, the daemon stops taking events from the edges (clients, D-Bus, timers) until the
+/// queue drains, while plugin results and plugin events keep flowing; the update plugin's channel is always read.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct PluginBackpressureTests {
+    /// Waits until `plugin` has handled `count` effects and returns its status entry.
+    private func waitForHandled(
+        _ count: Int64, plugin: String, client: DaemonLineClient, timeout: Duration = .seconds(90)
+    ) throws -> JSONValue? {
+        var entry: JSONValue?
+        try DaemonTraffic.eventually("plugin \(plugin) handles \(count) effects", timeout: timeout) {
+            entry = try client.request("status", timeout: .seconds(20))["plugins"]?[plugin]
+            let done = (entry?["handled"]?.int64Value ?? 0) + (entry?["failed"]?.int64Value ?? 0)
+            return done >= count
+        }
+        return entry
+    }
+
+    /// Sends `lines` pipelined and reads every reply; returns the replies.
+    private func pipeline(_ lines: [String], on client: DaemonLineClient) throws -> [DaemonReply] {
+        try client.send(lines: lines)
+        return try (0..<lines.count).map { _ in try client.readReply(timeout: .seconds(60)) }
+    }
+
+    /// The counter's decrement at 0 emits `{"type":"beep"}`: 20,000 pipelined decrements, each an effect for a
+    /// plugin with the default concurrency (64) and a small `maxQueued`, all run.
+    @Test func builtInUpdateBurstRunsEveryEffect() throws {
+        let fx = PluginFixtures.behave(options: ["effects": ["beep"]], ["maxQueued": 256])
+        let config: JSONValue = ["app": "burst", "update": ["builtin": "counter"], "plugins": ["fx": fx]]
+        let daemon = try DaemonProcess.start(config: String(decoding: config.encoded(), as: UTF8.self))
+        let client = try daemon.connect()
+        let replies = try pipeline(Array(repeating: #"{"type":"decrement"}"#, count: 20_000), on: client)
+        let refused = replies.first { !$0.isAck }
+        #expect(refused == nil, "every event acked: \(String(describing: refused))")
+        let entry = try waitForHandled(20_000, plugin: "fx", client: client)
+        #expect(entry?["handled"] == 20_000 && entry?["failed"] == 0, "\(String(describing: entry))")
+        try daemon.terminate()
+    }
+
+    /// The chain event → update plugin → effect plugin → event: every effect runs, every event it sends back is
+    /// applied.
+    @Test func updatePluginChainRunsEveryEffect() throws {
+        let fx = PluginFixtures.behave(options: [:], ["maxQueued": 256])
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let client = try daemon.connect()
+        let event = PluginFixtures.emit(["type": "job", "do": "events"])
+        let replies = try pipeline(Array(repeating: event, count: 20_000), on: client)
+        let refused = replies.first { !$0.isAck }
+        #expect(refused == nil, "every event acked: \(String(describing: refused))")
+        let entry = try waitForHandled(20_000, plugin: "fx", client: client)
+        #expect(entry?["handled"] == 20_000 && entry?["failed"] == 0, "\(String(describing: entry))")
+        // Each effect sends three events back: 20,000 + 60,000 applied in all.
+        try DaemonTraffic.eventually("the plugin's events are applied", timeout: .seconds(60)) {
+            try client.request("ping", timeout: .seconds(20)).seq == 80_000
+        }
+        try daemon.terminate()
+    }
+
+    /// An effect plugin floods 200,000 events of its own while the update is a plugin: the daemon keeps reading
+    /// the update plugin's answers, so it never wedges; commands are answered during the flood, every flood event
+    /// is applied, and SIGTERM ends it in time.
+    @Test func floodingPluginDoesNotWedgeAnUpdatePlugin() throws {
+        let fx = PluginFixtures.behave(options: ["count": 200_000])
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let client = try daemon.connect()
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "flood"])).isAck)
+        try DaemonTraffic.eventually("the flood has started", timeout: .seconds(20)) {
+            (try client.request("ping", timeout: .seconds(20)).seq ?? 0) > 1_000
+        }
+        let during = try client.request("model", timeout: .seconds(10))
+        #expect(during.ok == true, "model answered during the flood: \(during)")
+        try DaemonTraffic.eventually("all 200,000 flood events are applied", timeout: .seconds(120)) {
+            try client.request("ping", timeout: .seconds(20)).seq == 200_001
+        }
+        let start = ContinuousClock.now
+        try daemon.terminate(timeout: .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    /// SIGTERM in the middle of a flood ends the daemon within its stop time.
+    @Test func terminateDuringAFloodEndsInTime() throws {
+        let fx = PluginFixtures.behave(options: ["count": 200_000])
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let client = try daemon.connect()
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "flood"])).isAck)
+        try DaemonTraffic.eventually("the flood has started", timeout: .seconds(20)) {
+            (try client.request("ping", timeout: .seconds(20)).seq ?? 0) > 1_000
+        }
+        let exit = try daemon.terminate(timeout: .seconds(10))
+        #expect(exit == .exited(0), "\(exit); stderr: \(daemon.standardError.suffix(2000))")
+    }
+}
