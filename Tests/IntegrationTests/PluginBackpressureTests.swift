@@ -59,12 +59,18 @@ struct PluginBackpressureTests {
         try daemon.terminate()
     }
 
-    /// An effect plugin floods 200,000 events of its own while the update is a plugin: the daemon keeps reading
-    /// the update plugin's answers, so it never wedges; commands are answered during the flood, every flood event
-    /// is applied, and SIGTERM ends it in time.
+    /// An update plugin that takes a second per batch, while an effect plugin floods 200,000 events of its own:
+    /// the flood fills the loop's queue while an update is in flight.
+    private func slowUpdateFloodConfig() -> String {
+        PluginFixtures.config(
+            plugins: ["fx": PluginFixtures.behave(options: ["count": 200_000])], updateOptions: ["delay": 1],
+            updateExtra: ["maxBatch": 65_536])
+    }
+
+    /// The daemon keeps reading the update plugin's answers while the flood fills its queue, so it never wedges;
+    /// commands are answered during the flood, every flood event is applied, and SIGTERM ends it in time.
     @Test func floodingPluginDoesNotWedgeAnUpdatePlugin() throws {
-        let fx = PluginFixtures.behave(options: ["count": 200_000])
-        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let daemon = try DaemonProcess.start(config: slowUpdateFloodConfig())
         let client = try daemon.connect()
         #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "flood"])).isAck)
         try DaemonTraffic.eventually("the flood has started", timeout: .seconds(20)) {
@@ -82,8 +88,7 @@ struct PluginBackpressureTests {
 
     /// SIGTERM in the middle of a flood ends the daemon within its stop time.
     @Test func terminateDuringAFloodEndsInTime() throws {
-        let fx = PluginFixtures.behave(options: ["count": 200_000])
-        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let daemon = try DaemonProcess.start(config: slowUpdateFloodConfig())
         let client = try daemon.connect()
         #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "flood"])).isAck)
         try DaemonTraffic.eventually("the flood has started", timeout: .seconds(20)) {

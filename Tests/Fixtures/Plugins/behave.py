@@ -11,7 +11,8 @@ options.mode (how the plugin starts):
                model.total, {"type":"reject"} are rejected, {"type":"die"} kills the plugin the first time it
                sees one (a marker file in options.marker remembers), {"type":"effect","effect":E} emits E; the
                model keeps the last 50 other events in "seen"; options.calls names a file that gets "METHOD N" per
-               update request, options.lineLengths one that gets each update request line's length in bytes
+               update request, options.lineLengths one that gets each update request line's length in bytes,
+               options.delay seconds to wait before answering each update request
 Effects {"type":"job","do":X}:
   ok (default)  result {} ; events  two event notifications then result.events [one more]
   error         JSON-RPC error ; crash  exit 9 while it is in flight ; hang  never answers
@@ -78,8 +79,14 @@ def run_effect(mid, effect):
                  "groups": sorted(os.getgroups())}
         answer(mid, {"events": [event]})
     elif action == "flood":
-        for n in range(int(options.get("count", 100000))):
-            send({"method": "event", "params": {"event": {"type": "flood", "n": n}}})
+        # A thousand lines per write: as fast as the pipe takes them.
+        count = int(options.get("count", 100000))
+        for start in range(0, count, 1000):
+            lines = "".join('{"jsonrpc":"2.0","method":"event","params":{"event":{"type":"flood","n":%d}}}\n' % n
+                            for n in range(start, min(count, start + 1000)))
+            with lock:
+                sys.stdout.write(lines)
+                sys.stdout.flush()
         answer(mid, {})
     elif action == "huge":
         with lock:
@@ -102,6 +109,7 @@ def run_update(mid, method, params):
         answer(mid, {"model": {"total": model.get("total", 0) if isinstance(model, dict) else 0, "seen": []}})
         return
     events = params["events"] if method == "updateBatch" else [params["event"]]
+    time.sleep(options.get("delay", 0))
     total = model.get("total", 0)
     seen = list(model.get("seen", []))
     results = []
