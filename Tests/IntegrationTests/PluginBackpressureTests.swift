@@ -1,3 +1,4 @@
+import Foundation
 import MobiusJSON
 import Testing
 
@@ -56,6 +57,34 @@ struct PluginBackpressureTests {
         try DaemonTraffic.eventually("the plugin's events are applied", timeout: .seconds(60)) {
             try client.request("ping", timeout: .seconds(20)).seq == 80_000
         }
+        try daemon.terminate()
+    }
+
+    /// Effects that never answer fill a small queue: the client's next event waits while the plugin pushes back,
+    /// the daemon burns no CPU meanwhile, `status` on another connection says who pushes back, and once the effects
+    /// have timed out (each reported failed, none dropped) the event is applied.
+    @Test func heldEdgesWaitWithoutSpinning() throws {
+        let fx = PluginFixtures.behave(options: [:], ["maxQueued": 8, "concurrency": 4, "timeout": 1])
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let client = try daemon.connect()
+        let replies = try pipeline(
+            Array(repeating: PluginFixtures.emit(["type": "job", "do": "hang"]), count: 40), on: client)
+        #expect(replies.allSatisfy { $0.isAck }, "every event acked")
+        try client.send(lines: [#"{"type":"add","n":1}"#, "ping"])
+        let before = try HostileProbe.cpuSeconds(pid: daemon.pid)
+        Thread.sleep(forTimeInterval: 1)
+        let used = try HostileProbe.cpuSeconds(pid: daemon.pid) - before
+        #expect(used < 0.1, "the daemon used \(used) s of CPU in 1 s while pushed back")
+        let observer = try daemon.connect()
+        let held = try observer.request("status")
+        #expect(held["plugins"]?["fx"]?["pushingBack"] == true, "\(held)")
+        #expect(held.seq == 40, "the held event is not applied yet: \(held)")
+        let ack = try client.readReply(timeout: .seconds(30))
+        #expect(ack.seq == 41, "the event is applied after the queue drained: \(ack)")
+        #expect(try client.readReply().seq == 41)
+        let entry = try client.request("status")["plugins"]?["fx"]
+        let timedOut = entry?["timedOut"]?.int64Value ?? 0
+        #expect(timedOut >= 32, "\(String(describing: entry))")
         try daemon.terminate()
     }
 

@@ -41,8 +41,8 @@ public struct DaemonConfig: Sendable {
         public var startTimeout: Double = 10
         /// Longest line the plugin may write on stdout, from `maxLineBytes`; default 16 MiB.
         public var maxLineBytes = 16 << 20
-        /// Most effects waiting in the host while `concurrency` are in flight or the plugin restarts, from
-        /// `maxQueued`; default 4096. Past it an effect fails at once (`Unavailable`).
+        /// Effects waiting in the host (while `concurrency` are in flight or the plugin restarts) at which the
+        /// plugin pushes back on the daemon's edges, from `maxQueued`; default 4096 (`EdgeBackpressure`).
         public var maxQueued = 4096
     }
 

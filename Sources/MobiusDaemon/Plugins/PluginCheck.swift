@@ -16,7 +16,8 @@ enum PluginCheck {
         } catch {
             throw ConfigError(key: "plugins", "cannot check the plugins: \(error)")
         }
-        let host = PluginHost(specs: specs, reactor: reactor, log: log)
+        let host = PluginHost(
+            specs: specs, updatePlugin: updatePlugin, backpressure: EdgeBackpressure(), reactor: reactor, log: log)
         reactor.atEndOfEachRound { host.flushAll() }
         var problems: [(key: String, message: String)] = []
         host.start { startup in

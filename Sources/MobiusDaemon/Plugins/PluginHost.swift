@@ -14,6 +14,9 @@ final class PluginHost: PluginRunnerOwner {
     private var routes: [String: PluginRunner] = [:]
     private let log: DaemonLog
     private let reactor: Reactor
+    /// The plugin that is the app's update, if any: its stdout is always read, since the loop waits for it.
+    private let updatePlugin: String?
+    private let backpressure: EdgeBackpressure
     private var settled: (() -> Void)?
     private var startupProblems: [String] = []
     private var startingUp = false
@@ -31,9 +34,13 @@ final class PluginHost: PluginRunnerOwner {
     /// Calls its argument once the loop has room again.
     var whenRoom: (@escaping () -> Void) -> Void = { $0() }
 
-    init(specs: [PluginSpec], reactor: Reactor, log: DaemonLog) {
+    init(
+        specs: [PluginSpec], updatePlugin: String?, backpressure: EdgeBackpressure, reactor: Reactor, log: DaemonLog
+    ) {
         self.log = log
         self.reactor = reactor
+        self.updatePlugin = updatePlugin
+        self.backpressure = backpressure
         runners = specs.map { spec in PluginRunner(spec: spec, owner: self, reactor: reactor, log: log) }
     }
 
@@ -100,7 +107,7 @@ final class PluginHost: PluginRunnerOwner {
     /// program, arguments, environment, account, options or limits) are stopped and started anew, unchanged ones
     /// keep running. Effects routed to a replaced plugin wait for its successor. The update plugin is only replaced
     /// by a restart of the daemon. Returns a summary, or `nil` when nothing changed.
-    func reload(_ specs: [PluginSpec], updatePlugin: String?) -> String? {
+    func reload(_ specs: [PluginSpec]) -> String? {
         var changes: [String] = []
         let wanted = Set(specs.map(\.name))
         for runner in runners where !wanted.contains(runner.name) {
@@ -201,7 +208,22 @@ final class PluginHost: PluginRunnerOwner {
         checkSettled()
     }
 
-    var mayDeliverEvents: Bool { room() }
+    func mayDeliverEvents(from runner: PluginRunner) -> Bool {
+        runner.name == updatePlugin || room()
+    }
+
+    func plugin(_ runner: PluginRunner, pushesBack: Bool) {
+        if pushesBack {
+            log.limited(
+                "plugin \(runner.name) pushes back", .notice,
+                "plugin \(runner.name) has \(runner.spec.config.maxQueued) effects queued (maxQueued): the daemon takes "
+                    + "no new events from clients, D-Bus or timers until it has drained",
+                fields: LogFields(plugin: runner.name))
+            backpressure.hold(for: runner)
+        } else {
+            backpressure.release(for: runner)
+        }
+    }
 
     func notifyWhenRoom(_ resume: @escaping () -> Void) {
         whenRoom(resume)

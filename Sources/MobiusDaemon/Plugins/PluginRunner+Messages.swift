@@ -188,7 +188,7 @@ extension PluginRunner {
 
     /// Whether stdout may be read now; if not, asks the loop to say when it has room.
     func mayReadEvents() -> Bool {
-        if owner.mayDeliverEvents { return true }
+        if owner.mayDeliverEvents(from: self) { return true }
         if !waitingForRoom {
             waitingForRoom = true
             owner.notifyWhenRoom { [weak self] in
@@ -202,8 +202,8 @@ extension PluginRunner {
 
     // MARK: - Effects
 
-    /// Sends `effect` (routing key `key`) now, queues it, or fails it at once when the plugin is `failed` or the
-    /// queue is full.
+    /// Sends `effect` (routing key `key`) now or queues it; fails it at once only when the plugin is `failed` or
+    /// stopped. A queue that reaches `maxQueued` pushes back on the daemon's edges instead of failing what comes.
     func submit(_ effect: JSONValue, key: String) {
         switch state {
         case .failed, .stopped:
@@ -215,11 +215,19 @@ extension PluginRunner {
         default:
             break
         }
-        guard waiting.count - waitingHead < spec.config.maxQueued else {
-            fail(effect, .unavailable, "plugin \(name) has \(spec.config.maxQueued) effects queued (maxQueued)")
-            return
-        }
         waiting.append((effect, key))
+        if !pushingBack, waiting.count - waitingHead >= spec.config.maxQueued {
+            pushingBack = true
+            owner.plugin(self, pushesBack: true)
+        }
+    }
+
+    /// Lets the edges go once the queue has drained to half of `maxQueued` (hysteresis: the edges are not held and
+    /// let go for every effect).
+    func stopPushingBackIfDrained() {
+        guard pushingBack, waiting.count - waitingHead <= spec.config.maxQueued / 2 else { return }
+        pushingBack = false
+        owner.plugin(self, pushesBack: false)
     }
 
     /// Sends what waits, as far as `concurrency` allows, and the next update request.
@@ -237,6 +245,7 @@ extension PluginRunner {
             waiting.removeFirst(waitingHead)
             waitingHead = 0
         }
+        stopPushingBackIfDrained()
         if !updateInFlight, !updatesWaiting.isEmpty {
             let update = updatesWaiting.removeFirst()
             updateInFlight = true

@@ -46,6 +46,8 @@ final class PluginRunner {
     private var stopRequested = false
     private var onStopped: (() -> Void)?
     var waitingForRoom = false
+    /// Whether `waiting` has reached `maxQueued` and not yet drained to half of it: the daemon's edges wait.
+    var pushingBack = false
     var stderrTail: [String] = []
     /// Why the last start ended, for `--check` and `status`.
     private(set) var lastProblem: String?
@@ -263,6 +265,7 @@ final class PluginRunner {
         let updates = updatesWaiting
         updatesWaiting = []
         for update in updates { update.completion(.failure(.unavailable(message))) }
+        stopPushingBackIfDrained()
     }
 
     /// Kills what is left of the plugin's process group (children it started): SIGTERM now, SIGKILL 2 s later.
@@ -329,6 +332,7 @@ final class PluginRunner {
             "restarts": .number(JSONNumber(restarts)),
             "inFlight": .number(JSONNumber(effectsInFlight)),
             "queued": .number(JSONNumber(waiting.count - waitingHead)),
+            "pushingBack": .bool(pushingBack),
             "handled": .number(JSONNumber(handled)),
             "failed": .number(JSONNumber(failed)),
             "timedOut": .number(JSONNumber(timedOut)),

@@ -11,8 +11,10 @@ protocol PluginRunnerOwner: AnyObject {
     func plugin(_ runner: PluginRunner, announces keys: [String]) -> String?
     /// The plugin's state changed (started, settled its first attempt, failed, stopped).
     func pluginStateChanged(_ runner: PluginRunner)
-    /// Whether the loop takes events now.
-    var mayDeliverEvents: Bool { get }
+    /// Whether the loop takes events from `runner` now.
+    func mayDeliverEvents(from runner: PluginRunner) -> Bool
+    /// The plugin's host-side queue is full (`true`): the daemon's edges wait until it has drained (`false`).
+    func plugin(_ runner: PluginRunner, pushesBack: Bool)
     /// Calls `resume` once the loop has room again.
     func notifyWhenRoom(_ resume: @escaping () -> Void)
 }

@@ -51,8 +51,19 @@ final class DaemonLoop<Model, Event, Effect> {
     @exclusivity(unchecked) private var passRemainder: ArraySlice<PassInput<Event>> = []
     /// How many inputs the queue takes before producers must wait.
     let capacity: Int
-    /// Producers on the reactor thread waiting for room, told in the order they asked.
+    /// Plugins with full queues hold the edges (control-socket clients, D-Bus sources, timers).
+    let backpressure: EdgeBackpressure
+    /// Producers on the reactor thread waiting for room, told in the order they asked: plugins (`roomWaiters`),
+    /// and the edges (`edgeWaiters`), which also wait while `backpressure` holds them.
     @exclusivity(unchecked) private var roomWaiters: [() -> Void] = []
+    @exclusivity(unchecked) private var edgeWaiters: [() -> Void] = []
+    /// Edge inputs that arrived while `backpressure` held the edges (timer events), queued once it lets go.
+    private var heldEdgeInputs: [PassInput<Event>] = []
+    /// An edge inbox (D-Bus) was left undrained because `backpressure` held the edges.
+    private var edgeInboxesHeld = false
+    /// Whether the loop waits for `backpressure` to let go, and whether it has.
+    private var awaitingRelease = false
+    private var edgesReleased = false
     /// Inboxes of producers on other threads, and whether each may have items.
     @exclusivity(unchecked) private var inboxes: [AttachedInbox] = []
     @exclusivity(unchecked) private var inboxesWithItems = false
@@ -91,10 +102,11 @@ final class DaemonLoop<Model, Event, Effect> {
     static var maxPassesPerRound: Int { 8 }
 
     init(
-        app: DaemonApp<Model, Event, Effect>, capacity: Int, stats: DaemonStats, log: DaemonLog, epoch: String,
-        version: String
+        app: DaemonApp<Model, Event, Effect>, capacity: Int, backpressure: EdgeBackpressure, stats: DaemonStats,
+        log: DaemonLog, epoch: String, version: String
     ) {
         self.app = app
+        self.backpressure = backpressure
         self.eventsAsText = app.updatePlugin != nil
         self.update = app.update
         self.decodeEvent = app.codec.decodeEvent
@@ -111,8 +123,11 @@ final class DaemonLoop<Model, Event, Effect> {
 
     // MARK: - Producers
 
-    /// How many more inputs the queue takes now.
+    /// How many more inputs the queue takes now from plugins and effect handlers.
     var room: Int { max(0, capacity - queue.count) }
+
+    /// How many more inputs the queue takes now from the edges: none while a plugin's full queue holds them.
+    var edgeRoom: Int { backpressure.isHolding ? 0 : room }
 
     /// Appends an input. Producers check `room` first; effect handlers running inside a pass's dispatch may go
     /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
@@ -181,13 +196,56 @@ final class DaemonLoop<Model, Event, Effect> {
     /// The control server's way in.
     var port: LoopPort {
         LoopPort(
-            room: { [unowned self] in room }, enqueue: { [unowned self] in enqueue(client: $0) },
-            notifyWhenRoom: { [unowned self] in notifyWhenRoom($0) }, eventsAsText: eventsAsText)
+            room: { [unowned self] in edgeRoom }, commandRoom: { [unowned self] in room },
+            enqueue: { [unowned self] in enqueue(client: $0) },
+            notifyWhenRoom: { [unowned self] in notifyWhenEdgeRoom($0) }, eventsAsText: eventsAsText)
     }
 
-    /// Calls `resume` once, after the next pass has made room.
+    /// Calls `resume` once, after the next pass has made room (for plugins and effect handlers).
     func notifyWhenRoom(_ resume: @escaping () -> Void) {
         roomWaiters.append(resume)
+    }
+
+    /// Calls `resume` once the edges have room again: after a pass has made room and no plugin holds them.
+    func notifyWhenEdgeRoom(_ resume: @escaping () -> Void) {
+        edgeWaiters.append(resume)
+        if backpressure.isHolding { awaitRelease() }
+    }
+
+    /// Queues an input from an edge that cannot wait to be asked (a timer's event), or holds it while the edges
+    /// are held.
+    func enqueue(edge input: PassInput<Event>) {
+        guard backpressure.isHolding else {
+            enqueue(input)
+            return
+        }
+        heldEdgeInputs.append(input)
+        awaitRelease()
+    }
+
+    /// Asks `backpressure` to say when it lets go of the edges (once, however many wait).
+    private func awaitRelease() {
+        guard !awaitingRelease else { return }
+        awaitingRelease = true
+        backpressure.notifyWhenReleased { [unowned self] in
+            awaitingRelease = false
+            edgesReleased = true
+            requestAnotherRound()
+        }
+    }
+
+    /// The edges were let go: what they held goes in, in the order it came, and their waiters are told.
+    private func reopenEdges() {
+        guard edgesReleased else { return }
+        edgesReleased = false
+        let held = heldEdgeInputs
+        heldEdgeInputs.removeAll()
+        for input in held { enqueue(input) }
+        if edgeInboxesHeld {
+            edgeInboxesHeld = false
+            inboxesWithItems = true
+        }
+        tellRoomWaiters()
     }
 
     /// Connects a producer on another thread. Its items are turned into inputs (`convert`; `nil` drops one, e.g.
@@ -217,6 +275,11 @@ final class DaemonLoop<Model, Event, Effect> {
         guard inboxesWithItems else { return }
         inboxesWithItems = false
         for inbox in inboxes {
+            if inbox.kind.isEdge && backpressure.isHolding {
+                edgeInboxesHeld = true  // come back when the edges are let go
+                awaitRelease()
+                continue
+            }
             let limit = room
             guard limit > 0 else {
                 inboxesWithItems = true  // come back when a pass has made room
@@ -276,6 +339,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Runs passes over the queue until it is empty, a commit is pending, or the round's share is used up.
     func runPasses() {
         var passes = 0
+        reopenEdges()
         drainInboxes()
         while !queue.isEmpty && !committing && !preparing && started {
             guard passes < Self.maxPassesPerRound else {
@@ -290,10 +354,16 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     private func tellRoomWaiters() {
-        guard !roomWaiters.isEmpty, room > 0 else { return }
-        let waiting = roomWaiters
-        roomWaiters.removeAll()
-        for resume in waiting { resume() }
+        if !roomWaiters.isEmpty, room > 0 {
+            let waiting = roomWaiters
+            roomWaiters.removeAll()
+            for resume in waiting { resume() }
+        }
+        if !edgeWaiters.isEmpty, edgeRoom > 0 {
+            let waiting = edgeWaiters
+            edgeWaiters.removeAll()
+            for resume in waiting { resume() }
+        }
     }
 
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
@@ -541,6 +611,7 @@ final class DaemonLoop<Model, Event, Effect> {
         var depths: [EventSourceKind: Int] = [:]
         for input in passRemainder { depths[input.sourceKind, default: 0] += 1 }
         for input in queue { depths[input.sourceKind, default: 0] += 1 }
+        for input in heldEdgeInputs { depths[input.sourceKind, default: 0] += 1 }
         for inbox in inboxes { depths[inbox.kind, default: 0] += inbox.depth() }
         return depths
     }

@@ -47,8 +47,10 @@ final class DaemonRuntime<Model, Event, Effect> {
         let reactor = try Reactor()
         let worker = BlockingWorker(name: "mobiusd-worker")
         let parser = BlockingWorker(name: "mobiusd-parse", stackSize: Self.parserStackSize)
+        let backpressure = EdgeBackpressure()
         let loop = DaemonLoop(
-            app: app, capacity: Self.loopCapacity, stats: stats, log: log, epoch: epoch, version: MobiusDaemon.version)
+            app: app, capacity: Self.loopCapacity, backpressure: backpressure, stats: stats, log: log, epoch: epoch,
+            version: MobiusDaemon.version)
         self.reactor = reactor
         self.loop = loop
         self.log = log
@@ -58,7 +60,8 @@ final class DaemonRuntime<Model, Event, Effect> {
             loop: loop.port, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker,
             parser: parser)
         self.signalHandler = SignalHandler(signals: signals)
-        self.plugins = PluginHost(specs: specs, reactor: reactor, log: log)
+        self.plugins = PluginHost(
+            specs: specs, updatePlugin: app.updatePlugin, backpressure: backpressure, reactor: reactor, log: log)
         let waker = reactor.waker
         let loopRef = ReactorBound(value: loop)
         effectInbox = EventInbox(kind: .effect, capacity: 4096, policy: .block) {
@@ -113,7 +116,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     private func deliverTimerEvent(_ json: JSONValue) {
         do {
             let event = try loop.decodeEvent(json)
-            loop.enqueue(.event(event, json: json, source: .timer, ticket: nil))
+            loop.enqueue(edge: .event(event, json: json, source: .timer, ticket: nil))
         } catch {
             stats.sourceEventsRejected.add(1, ordering: .relaxed)
             log.limited(
@@ -162,7 +165,7 @@ final class DaemonRuntime<Model, Event, Effect> {
                     return "not applied (\(error))"
                 }
             }
-            return plugins.reload(specs, updatePlugin: loop.app.updatePlugin)
+            return plugins.reload(specs)
         }
         if let name = app.updatePlugin, let runner = plugins.runner(named: name) {
             loop.externalUpdate =

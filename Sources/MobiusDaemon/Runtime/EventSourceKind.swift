@@ -11,4 +11,13 @@ enum EventSourceKind: String, CaseIterable, Sendable {
     case plugin
     /// A D-Bus signal or initial read.
     case dbus
+
+    /// Whether the source is an edge of the daemon, held while a plugin's full queue pushes back
+    /// (`EdgeBackpressure`); plugins and effect handlers are not, since what the queues wait for comes from them.
+    var isEdge: Bool {
+        switch self {
+        case .client, .timer, .dbus: true
+        case .effect, .plugin: false
+        }
+    }
 }

@@ -2,8 +2,10 @@
 /// generic over them, so its per-request code is compiled once, fully specialized, instead of going through
 /// generic metadata at run time.
 struct LoopPort {
-    /// How many more inputs the loop's queue takes now.
+    /// How many more inputs the loop's queue takes now (none while plugins push back on the edges).
     let room: () -> Int
+    /// How many more commands the loop's queue takes now (plugins' push-back holds events, not commands).
+    let commandRoom: () -> Int
     /// Queues an input for the next pass.
     let enqueue: (consuming ClientInput) -> Void
     /// Calls the closure once, after the next pass has made room.

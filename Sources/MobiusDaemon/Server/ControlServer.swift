@@ -172,7 +172,7 @@ final class ControlServer: ClientConnectionOwner {
                 lineTooLong(connection)
                 return
             }
-            guard mayHandOver(connection), var state = connection.requests else { return }
+            guard mayHandOver(connection, line: input[start..<end]), var state = connection.requests else { return }
             connection.linesConsumed += 1
             connection.inputStart = next
             connection.scanFrom = next
@@ -201,10 +201,11 @@ final class ControlServer: ClientConnectionOwner {
         loop.enqueue(input)
     }
 
-    /// Whether the connection may hand the loop one more request now; if not, it waits (and is resumed after the
-    /// next pass).
-    private func mayHandOver(_ connection: ClientConnection) -> Bool {
-        guard loop.room() > 0 else {
+    /// Whether the connection may hand the loop `line` now; if not, it waits (and is resumed after the next pass
+    /// that makes room). While plugins push back (`EdgeBackpressure`) only events wait: a command (`status`,
+    /// `ping`, …) still goes in, so an operator can see why the daemon is holding back.
+    private func mayHandOver(_ connection: ClientConnection, line: ArraySlice<UInt8>) -> Bool {
+        guard loop.room() > 0 || (loop.commandRoom() > 0 && !RequestLine.classify(line).isEventLike) else {
             if !connection.pausedForQueue {
                 connection.pausedForQueue = true
                 loop.notifyWhenRoom { [weak self, weak connection] in

@@ -231,7 +231,9 @@ final class LoopHarness<Model, Event, Effect> {
         self.timeline = timeline
         self.sink = RecordingSink(timeline)
         self.log = log
-        self.loop = DaemonLoop(app: app, capacity: capacity, stats: stats, log: log, epoch: "E1", version: "0-test")
+        self.loop = DaemonLoop(
+            app: app, capacity: capacity, backpressure: EdgeBackpressure(), stats: stats, log: log, epoch: "E1",
+            version: "0-test")
         loop.sink = sink
         loop.requestAnotherRound = { [unowned self] in anotherRoundRequests += 1 }
         // No pass runs before the loop has started (the app's initiate has run).
