@@ -158,6 +158,34 @@ def update_run(bin_dir, plugin_exec, count, max_batch):
     return {"perSecond": count / elapsed, "daemonCpuMicrosPerEvent": cpu / count * 1e6}
 
 
+def chain_run(bin_dir, plugin_exec, count):
+    """The chain event -> update plugin -> effect plugin -> event: COUNT pipelined "go" events, each asking the
+    update for one "work" effect whose "done" event the update counts. Every effect must run: the worker's queue
+    (default maxQueued) pushes back on the client instead of failing effects."""
+    config = {"app": "chain", "model": 0, "update": {"plugin": "app"},
+              "plugins": {"app": {"exec": plugin_exec, "maxBatch": 1024,
+                                  "env": dict(SDK_PATH, BENCH_UPDATE_ONLY="1")},
+                          "worker": {"exec": plugin_exec, "env": SDK_PATH}}}
+    d = Daemon(os.path.join(bin_dir, "mobiusd"), config)
+    d.request('reply "off"')
+    cpu0 = cpu_seconds(d.process.pid)
+    start = time.perf_counter()
+    d.conn.sendall(b'{"type":"go"}\n' * count)
+    while True:
+        model = d.request("model")["model"]
+        if model >= count:
+            break
+        if time.perf_counter() - start > 300:
+            raise SystemExit("stalled at %d of %d: %s" % (model, count, d.request("status")["plugins"]))
+        time.sleep(0.002)
+    elapsed = time.perf_counter() - start
+    cpu = cpu_seconds(d.process.pid) - cpu0
+    worker = d.request("status")["plugins"]["worker"]
+    assert worker["handled"] == count and worker["failed"] == 0, worker
+    d.close()
+    return {"perSecond": count / elapsed, "daemonCpuMicrosPerEvent": cpu / count * 1e6}
+
+
 def pipe_round_trips(bin_dir):
     # mobiusd-plugin-bench (Benchmarks/PluginBench) prints "pipe: N in T ms = R /s".
     out = subprocess.run([os.path.join(bin_dir, "mobiusd-plugin-bench"), "pipe", "100000"],
@@ -179,7 +207,12 @@ def main():
         ("update plugin (Swift SDK), batched", lambda: update_run(bin_dir, swift_plugin, 1_000_000, 1024)),
         ("update plugin (Python SDK), one at a time", lambda: update_run(bin_dir, python_plugin, 5_000, 1)),
         ("update plugin (Python SDK), batched", lambda: update_run(bin_dir, python_plugin, 200_000, 1024)),
+        ("chain update plugin -> effect plugin (Swift SDK)", lambda: chain_run(bin_dir, swift_plugin, 20_000)),
     ]
+    # PLUGIN_BENCH_ONLY=TEXT runs the pipe and the scenarios whose name contains TEXT.
+    only = os.environ.get("PLUGIN_BENCH_ONLY")
+    if only:
+        scenarios = scenarios[:1] + [s for s in scenarios[1:] if only in s[0]]
     results = []
     for name, run in scenarios:
         samples = [run() for _ in range(runs)]

@@ -1,4 +1,5 @@
 import MobiusJSON
+import MobiusSystem
 import Testing
 
 /// PROTOCOL.md 2.5 and 5: replay after a crash goes through the update plugin (in batches), then `init` runs on
@@ -30,6 +31,63 @@ struct UpdatePluginRecoveryTests {
         let replayCalls = scratch.read("calls").split(separator: "\n").dropFirst(callsBefore).map(String.init)
         let method = batch ? "updateBatch 5" : "update 1"
         #expect(replayCalls.first == method, "replay used \(method): \(replayCalls)")
+        try daemon.terminate()
+    }
+
+    /// An update plugin that cannot start after a crash (a syntax error) leaves the journal unreplayed: the daemon
+    /// never becomes ready, answers `model` with `Unavailable` naming the cause (never the snapshot's model under
+    /// the journal's seq), says why in `status`, and once the plugin's restart budget is spent exits non-zero. With
+    /// the plugin fixed, the next start recovers the real model.
+    @Test func aFailedReplayNeverServesAModel() throws {
+        let scratch = DaemonScratch()
+        let broken = scratch.file("broken")
+        // Fails like a Python script with a syntax error while `broken` exists, else runs behave.py.
+        let wrapper = scratch.write(
+            "update.sh",
+            """
+            #!/bin/sh
+            if [ -e '\(broken)' ]; then echo '<3>SyntaxError: invalid syntax' >&2; exit 1; fi
+            exec '\(PluginFixtures.behave)'
+            """)
+        try FileSystem.setMode(wrapper, 0o755)
+        let restart: JSONValue = ["initialDelay": 0.5, "maxDelay": 0.5, "burst": 3, "interval": 60]
+        let update: JSONValue = [
+            "exec": [.string(wrapper)], "options": ["mode": "update", "batch": true], "restart": restart,
+        ]
+        let config: JSONValue = ["app": "plugintest", "update": ["plugin": "app"], "plugins": ["app": update]]
+        let configPath = scratch.write("mobiusd.json", String(decoding: config.encoded(), as: UTF8.self))
+        let arguments = [
+            "--config", configPath, "--socket", scratch.file("x.sock"), "--state-dir", scratch.file("state"),
+        ]
+        var daemon = try DaemonProcess(scratch: scratch, arguments: arguments, socketPath: scratch.file("x.sock"))
+        var client = try daemon.connect()
+        for n in 1...5 { #expect(try client.request(#"{"type":"add","n":\#(n)}"#).seq == Int64(n)) }
+        daemon.send(signal: 9)
+        try daemon.waitForExit()
+
+        scratch.write("broken", "")
+        daemon = try DaemonProcess(
+            scratch: scratch, arguments: arguments, socketPath: scratch.file("x.sock"), name: "broken")
+        client = try daemon.connect()
+        let model = try client.request("model", timeout: .seconds(10))
+        #expect(model.errorCode == "Unavailable", "no model while the replay waits: \(model)")
+        #expect(model.errorMessage?.contains("SyntaxError") == true, "the cause is named: \(model)")
+        let event = try client.request(#"{"type":"add","n":100}"#, timeout: .seconds(10))
+        #expect(event.errorCode == "Unavailable", "no event is applied either: \(event)")
+        let status = try client.request("status", timeout: .seconds(10))
+        #expect(status.ok == true && status["recovery"]?.stringValue?.contains("SyntaxError") == true, "\(status)")
+        let exit = try daemon.waitForExit(timeout: .seconds(20))
+        #expect(exit != .exited(0), "the daemon gives up non-zero: \(exit)")
+        let log = daemon.standardError
+        #expect(log.contains("cannot replay journaled events 1-5"), "\(exit): \(log)")
+        #expect(!log.contains("ready"), "never ready: \(log)")
+
+        try FileSystem.remove(broken)
+        daemon = try DaemonProcess(
+            scratch: scratch, arguments: arguments, socketPath: scratch.file("x.sock"), name: "fixed")
+        client = try daemon.connect()
+        let recovered = try client.request("model", timeout: .seconds(10))
+        #expect(recovered.seq == 5 && recovered.model?["total"] == 15, "the real model: \(recovered)")
         try daemon.terminate()
     }
 }

@@ -100,6 +100,10 @@ final class PluginChannel {
                     try process.input.write(UnsafeRawBufferPointer(rebasing: buffer[pendingOffset...]), socket: false)
                 }
             } catch {
+                // The plugin's end of the pipe is gone (EPIPE): nothing queued can reach it any more. Dropped
+                // first, so that closing does not try to write it again.
+                pendingOutput.removeAll()
+                pendingOffset = 0
                 closeStdin()
                 return
             }

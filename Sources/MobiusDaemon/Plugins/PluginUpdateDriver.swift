@@ -23,7 +23,12 @@ final class PluginUpdateDriver {
     var externalUpdate: ExternalUpdate<JSONValue, JSONValue, JSONValue> {
         ExternalUpdate(
             initiate: { [self] model, done in initiate(model, done) },
-            prepare: { [self] model, segments, done in prepare(model, segments, done) })
+            prepare: { [self] model, segments, done in prepare(model, segments, done) },
+            trouble: { [runner] in
+                guard runner.state != .running, let problem = runner.lastProblem else { return nil }
+                let stderr = runner.stderrTail.last.map { "; its last stderr line: \($0)" } ?? ""
+                return "update plugin \(runner.name) is \(runner.state.rawValue) (\(problem)\(stderr))"
+            })
     }
 
     typealias Outcome = ExternalUpdate<JSONValue, JSONValue, JSONValue>.Outcome

@@ -34,12 +34,21 @@ extension DaemonLoop {
         case .event(let queued):
             if case .rejectingEvents(let code, let message) = mode {
                 reject(code, message, ticket: queued.ticket, source: queued.source, work: &work)
+            } else if case .recovering(let cause) = mode {
+                reject(
+                    .unavailable, Self.recoveryMessage(cause), ticket: queued.ticket, source: queued.source,
+                    work: &work)
             } else {
                 apply(
                     queued.event, json: queued.json, text: queued.text, source: queued.source, ticket: queued.ticket,
                     work: &work)
             }
         case .request(let request, let ticket):
+            if case .recovering(let cause) = mode, request.needsRecoveredState {
+                let line = JSONLine.error(.unavailable, Self.recoveryMessage(cause), line: ticket.line)
+                work.outputs.append(.reply(ticket.connection, .line(line)))
+                return
+            }
             if case .status = request { setPassRemainder(ArraySlice(inputs[(index + 1)...])) }
             work.outputs.append(.reply(ticket.connection, answer(request, ticket: ticket, work: &work)))
             setPassRemainder([])
@@ -118,6 +127,11 @@ extension DaemonLoop {
             let line = JSONLine.object([("trace", "event"), ("seq", .number(JSONNumber(seq))), ("event", traced)])
             for monitor in work.monitors { work.outputs.append(.trace(monitor, line)) }
         }
+    }
+
+    /// The `Unavailable` message of requests while recovery is stalled.
+    static func recoveryMessage(_ cause: String) -> String {
+        "recovery has not finished: \(cause); the model is not served until the journal is replayed"
     }
 
     private func reject(
@@ -221,6 +235,9 @@ extension DaemonLoop {
             ),
             ("queues", .object(JSONObject(queues))),
         ]
+        if !started {
+            members.append(("recovery", .string(externalUpdate?.trouble() ?? "replaying the journal")))
+        }
         members.append(contentsOf: statusMembers())
         return JSONLine.object(members)
     }

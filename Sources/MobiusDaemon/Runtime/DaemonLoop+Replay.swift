@@ -39,10 +39,13 @@ extension DaemonLoop {
         }
     }
 
-    /// Replays the events `replay` kept for the external update, then calls `done` (on the reactor thread).
-    func replayThroughExternalUpdate(then done: @escaping () -> Void) {
+    /// Replays the events `replay` kept for the external update, then calls `done` (on the reactor thread) with
+    /// `nil`, or with why the replay cannot be done (the update plugin failed for good). A plugin that ends during
+    /// the replay is restarted and asked again; the model and seq stay the snapshot's until the replay succeeds,
+    /// so no model is ever served under a seq it does not belong to.
+    func replayThroughExternalUpdate(then done: @escaping (String?) -> Void) {
         guard let externalUpdate, !pendingReplay.isEmpty else {
-            done()
+            done(nil)
             return
         }
         let records = pendingReplay
@@ -76,10 +79,13 @@ extension DaemonLoop {
                     }
                 }
             case .failure(let unavailable):
-                log.error("replay: \(unavailable.message); starting from the snapshot's model")
+                done(
+                    "cannot replay journaled events \(records.first?.seq ?? 0)-\(records.last?.seq ?? 0) "
+                        + "(\(unavailable.message))")
+                return
             }
             if let last = records.last { state.seq = max(state.seq, last.seq) }
-            done()
+            done(nil)
         }
     }
 }

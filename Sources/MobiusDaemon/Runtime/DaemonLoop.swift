@@ -292,11 +292,18 @@ final class DaemonLoop<Model, Event, Effect> {
     // MARK: - Start
 
     /// Runs the app's initiate on the model and dispatches its effects; passes run from then on. With an external
-    /// update, initiate answers later; `done` is called once it has.
-    func start(then done: @escaping () -> Void = {}) {
+    /// update, the journal's replay and initiate answer later; `done` is called once they have, with why the loop
+    /// cannot start (the replay failed for good), or `nil`.
+    func start(then done: @escaping (String?) -> Void = { _ in }) {
         if let externalUpdate {
             preparing = true
-            replayThroughExternalUpdate { [self] in initiate(externalUpdate, then: done) }
+            replayThroughExternalUpdate { [self] problem in
+                guard let problem else {
+                    initiate(externalUpdate) { done(nil) }
+                    return
+                }
+                done(problem)
+            }
             return
         }
         if let initiate = app.initiate {
@@ -304,7 +311,7 @@ final class DaemonLoop<Model, Event, Effect> {
         } else {
             started = true
         }
-        done()
+        done(nil)
     }
 
     private func initiate(_ externalUpdate: ExternalUpdate<Model, Event, Effect>, then done: @escaping () -> Void) {
@@ -341,6 +348,7 @@ final class DaemonLoop<Model, Event, Effect> {
         var passes = 0
         reopenEdges()
         drainInboxes()
+        answerWhileRecoveryStalls()
         while !queue.isEmpty && !committing && !preparing && started {
             guard passes < Self.maxPassesPerRound else {
                 requestAnotherRound()
@@ -351,6 +359,20 @@ final class DaemonLoop<Model, Event, Effect> {
             tellRoomWaiters()
             drainInboxes()
         }
+    }
+
+    /// While the journal's replay waits for an update plugin that has failed (and is restarting), what clients
+    /// queue is answered at once: `Unavailable` with the cause, `status` as usual. Before any trouble, requests
+    /// wait for the start as during any start-up.
+    private func answerWhileRecoveryStalls() {
+        guard !started, !queue.isEmpty, let cause = externalUpdate?.trouble() else { return }
+        var inputs: [PassInput<Event>] = []
+        swap(&inputs, &queue)
+        _ = queuedSegments.take()
+        var answered = compute(inputs, mode: .recovering(cause))
+        finish(&answered)
+        recycle(&inputs)
+        tellRoomWaiters()
     }
 
     private func tellRoomWaiters() {

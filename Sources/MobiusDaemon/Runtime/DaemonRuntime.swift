@@ -144,6 +144,9 @@ final class DaemonRuntime<Model, Event, Effect> {
             }
         }
         plugins.stateChanged = { [unowned self] runner in
+            if !loop.started, let trouble = loop.externalUpdate?.trouble() {
+                systemd.startingStatus("recovery waits: \(trouble)")
+            }
             let monitors = loop.monitorList
             guard !monitors.isEmpty else { return }
             var members: [(String, JSONValue)] = [
@@ -192,7 +195,18 @@ final class DaemonRuntime<Model, Event, Effect> {
                 hold.release()
                 return
             }
-            loop.start { hold.release() }
+            loop.start { [unowned self] problem in
+                if let problem {
+                    // Serving the snapshot's model under the journal's seq would be a lie: exit non-zero instead,
+                    // so that systemd's Restart= and the operator see it.
+                    startProblem = problem
+                    stopping = true
+                    server.beginShutdown()
+                    stopPlugins()
+                    return
+                }
+                hold.release()
+            }
         }
     }
 

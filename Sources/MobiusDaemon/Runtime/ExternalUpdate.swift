@@ -24,4 +24,7 @@ struct ExternalUpdate<Model, Event, Effect> {
     /// client sent it, any other encoded once. The request to the plugin is put together from these bytes, so the loop
     /// neither walks nor copies the events' values to ask for their outcomes.
     let prepare: (Model, [[ArraySlice<UInt8>]], @escaping (Result<[Outcome], Unavailable>) -> Void) -> Void
+    /// Why the update cannot answer now though it will retry (the plugin ended and waits for its restart), or
+    /// `nil` while it runs or has not yet had trouble.
+    let trouble: () -> String?
 }

@@ -10,3 +10,12 @@ enum LoopRequest: Sendable {
     case monitor
     case log(LogRequest)
 }
+
+extension LoopRequest {
+    /// Whether the answer carries the model or the seq, and so waits for recovery to finish (`status` alone says
+    /// how recovery is going).
+    var needsRecoveredState: Bool {
+        if case .status = self { return false }
+        return true
+    }
+}

@@ -9,6 +9,9 @@ struct PassWork<Model, Effect> {
         case normal
         /// The commit failed: every event gets this error, reads see the state before the pass.
         case rejectingEvents(ErrorCode, String)
+        /// Recovery is stalled (the update plugin cannot replay the journal yet): events and every request that
+        /// needs the model or the seq get `Unavailable` with this cause; `status` is answered.
+        case recovering(String)
     }
 
     var state: LoopState<Model>

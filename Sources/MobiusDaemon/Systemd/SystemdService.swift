@@ -45,6 +45,12 @@ final class SystemdService {
         readiness.whenReady { waker.post { service.value.becomeReady() } }
     }
 
+    /// Before `READY=1`: `STATUS=` says what start-up waits for (a replay stalled by a failing update plugin).
+    func startingStatus(_ text: String) {
+        guard !ready, !stopping else { return }
+        notifier.status("starting: \(text)")
+    }
+
     private func becomeReady() {
         guard !stopping else { return }
         ready = true

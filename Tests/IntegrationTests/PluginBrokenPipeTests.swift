@@ -1,0 +1,34 @@
+import MobiusJSON
+import MobiusSystem
+import Testing
+
+/// A plugin whose stdin is gone (closed, or the plugin exited before the daemon wrote to it): the daemon's next
+/// write fails with EPIPE. That is the plugin's end, never the daemon's.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct PluginBrokenPipeTests {
+    /// The plugin reads `initialize`, closes its stdin, then answers: the daemon's `initialized` and every request
+    /// after it meet a closed pipe. The daemon keeps running and answering, and its log names the plugin.
+    @Test func aWriteToAClosedStdinDoesNotBringTheDaemonDown() throws {
+        let scratch = DaemonScratch()
+        let plugin = scratch.write(
+            "closes-stdin.sh",
+            """
+            #!/bin/sh
+            read -r request
+            exec 0<&-
+            echo '{"jsonrpc":"2.0","id":0,"result":{"protocol":1,"name":"closer","version":"1","effects":["job"]}}'
+            sleep 2
+            """)
+        try FileSystem.setMode(plugin, 0o755)
+        let entry: JSONValue = ["exec": [.string(plugin)], "restart": PluginFixtures.quickRestart]
+        let config: JSONValue = ["app": "pipes", "update": ["builtin": "counter"], "plugins": ["closer": entry]]
+        let daemon = try DaemonProcess.start(config: String(decoding: config.encoded(), as: UTF8.self))
+        let client = try daemon.connect()
+        for _ in 0..<20 {
+            #expect(try client.request("ping").ok == true)
+            try SystemClock.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(daemon.isRunning, "the daemon survived: \(daemon.standardError.suffix(2000))")
+        try daemon.terminate()
+    }
+}
