@@ -29,6 +29,9 @@ public struct DaemonConfig: Sendable {
         public var concurrency = 64
         /// Most events in one `updateBatch` request (update plugins, PROTOCOL.md 2.5).
         public var maxBatch = 1024
+        /// How many times an update plugin may die on one request before the request's event is rejected with
+        /// `PluginCrashed` (a batch is first split into single events), from `crashesPerEvent`; default 2.
+        public var crashesPerEvent = 2
         /// The user (name or uid) the plugin runs as when the daemon runs as root.
         public var user: String?
         /// The group (name or gid) the plugin runs as when the daemon runs as root.
@@ -254,6 +257,7 @@ public struct DaemonConfig: Sendable {
         plugin.timeout = try section.seconds("timeout", range: Self.effectTimeoutRange) ?? plugin.timeout
         plugin.concurrency = try section.integer("concurrency", range: 1...100_000) ?? plugin.concurrency
         plugin.maxBatch = try section.integer("maxBatch", range: 1...65_536) ?? plugin.maxBatch
+        plugin.crashesPerEvent = try section.integer("crashesPerEvent", range: 1...100) ?? plugin.crashesPerEvent
         plugin.startTimeout = try section.seconds("startTimeout", range: Self.effectTimeoutRange) ?? plugin.startTimeout
         plugin.maxLineBytes = try section.integer("maxLineBytes", range: 1024...(1 << 30)) ?? plugin.maxLineBytes
         plugin.maxQueued = try section.integer("maxQueued", range: 1...1_000_000) ?? plugin.maxQueued

@@ -237,7 +237,9 @@ final class PluginRunner {
         owner.pluginStateChanged(self)
     }
 
-    /// Fails every in-flight effect and puts in-flight update requests back in the queue.
+    /// Fails every in-flight effect and puts in-flight update requests back in the queue. An update request the
+    /// plugin has now died on `crashesPerEvent` times is answered `crashed` instead (a poison event), and those
+    /// deaths are taken off the restart budget: they are the event's doing, not the plugin's.
     private func failInFlight(_ code: PluginFailure, _ message: String) {
         let calls = inFlight.entries
         inFlight.removeAll()
@@ -248,7 +250,17 @@ final class PluginRunner {
         for (_, call) in calls {
             switch call {
             case .effect(let effect, _): fail(effect, code, message)
-            case .update(let update): resend.append(update)
+            case .update(let update):
+                update.deaths += 1
+                guard !stopRequested, update.deaths >= spec.config.crashesPerEvent else {
+                    resend.append(update)
+                    continue
+                }
+                startTimes.removeLast(min(update.deaths, startTimes.count))
+                let stderr = stderrTail.last.map { "; its last stderr line: \($0)" } ?? ""
+                log.warning("plugin \(name) died \(update.deaths) times on one \(update.method) request: \(message)")
+                let crash = "the update plugin \(name) died on it \(update.deaths) times (\(message))\(stderr)"
+                update.completion(.failure(.crashed(crash)))
             case .initialize, .shutdown: break
             }
         }

@@ -100,7 +100,7 @@ struct PluginSpec: Sendable {
             .string(credentials.map { "\($0.uid):\($0.gid):\($0.groups)" } ?? ""), config.options,
             config.onError ?? .null,
             .string(
-                "\(config.timeout) \(config.startTimeout) \(config.concurrency) \(config.maxQueued) \(config.maxLineBytes) "
+                "\(config.timeout) \(config.startTimeout) \(config.concurrency) \(config.maxQueued) \(config.maxLineBytes) \(config.crashesPerEvent) "
                     + "\(config.maxBatch) \(restart.initialDelay) \(restart.maxDelay) \(restart.burst) \(restart.interval)"
             ),
         ]

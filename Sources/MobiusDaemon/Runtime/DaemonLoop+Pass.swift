@@ -78,7 +78,8 @@ extension DaemonLoop {
                 next = try update(work.state.model, event)
             }
         } catch {
-            reject(.invalidEvent, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
+            let code = (error as? EventRejection)?.code ?? .invalidEvent
+            reject(code, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
             return
         }
         if let model = next.model {

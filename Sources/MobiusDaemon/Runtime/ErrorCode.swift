@@ -13,5 +13,6 @@ enum ErrorCode: String, Sendable {
     case storageFailure = "StorageFailure"
     case shuttingDown = "ShuttingDown"
     case unavailable = "Unavailable"
+    case pluginCrashed = "PluginCrashed"
     case `internal` = "Internal"
 }

@@ -9,7 +9,8 @@ options.mode (how the plugin starts):
   ignore-term  ignores SIGTERM and stdin EOF (the host must SIGKILL it)
   update       is an update plugin (options.batch: also updateBatch); events {"type":"add","n":N} add N to
                model.total, {"type":"reject"} are rejected, {"type":"die"} kills the plugin the first time it
-               sees one (a marker file in options.marker remembers), {"type":"effect","effect":E} emits E; the
+               sees one (a marker file in options.marker remembers), {"type":"poison"} kills it every time,
+               {"type":"effect","effect":E} emits E; the
                model keeps the last 50 other events in "seen"; options.calls names a file that gets "METHOD N" per
                update request, options.lineLengths one that gets each update request line's length in bytes,
                options.delay seconds to wait before answering each update request
@@ -117,6 +118,10 @@ def run_update(mid, method, params):
         kind = event.get("type") if isinstance(event, dict) else None
         if kind not in ("reject", "add"):
             seen = (seen + [event])[-50:]
+        if kind == "poison":
+            sys.stderr.write("<3>poisoned by this event\n")
+            sys.stderr.flush()
+            os._exit(7)
         if kind == "die":
             marker = options.get("marker")
             if marker and not os.path.exists(marker):
