@@ -232,6 +232,9 @@ struct JournalDamageTests {
         #expect(after.items.compactMap { $0["seq"]?.int64Value } == Array((lost.upperBound + 1)...1000))
         #expect(after.end.seq == 1000 && after.end["error"] == nil, "\(after.end)")
         #expect(try client.request(#"{"type":"increment"}"#).seq == 1001, "the daemon journals on")
+        let ctl = try DaemonToolRun.run(CtlBinaries.mobiusctl, ["--socket", sandbox.socketPath, "log", "--since", "0"])
+        #expect(ctl.exit == .exited(1), "mobiusctl log ends in error: \(ctl)")
+        #expect(ctl.stderr.contains(range) && ctl.stderr.contains("JournalDamaged"), "\(ctl.stderr)")
     }
 
     // MARK: - Snapshots
