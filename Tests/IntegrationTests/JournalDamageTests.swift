@@ -13,12 +13,13 @@ struct JournalDamageTests {
     static let recordBytes = 44
     static let segmentHeader = 16
 
-    /// 100 acknowledged increments in one segment, the daemon stopped; the segment keeps its zero-filled room.
+    /// 100 acknowledged increments in one segment, the daemon killed; the segment keeps its zero-filled room.
     static func hundredEvents() throws -> (JournalSandbox, segment: String) {
         let sandbox = JournalSandbox()
         let daemon = try sandbox.start()
         try DaemonTraffic.sendIncrements(100, on: try daemon.connect(), batch: 10)
-        try daemon.terminate()
+        daemon.send(signal: SIGKILL)
+        _ = try daemon.waitForExit()
         let segment = try #require(sandbox.segments().last)
         #expect(try #require(try FileSystem.fileSize(segment)) > Int64(recordsEnd(100)), "zero-filled room")
         return (sandbox, segment)
@@ -235,6 +236,28 @@ struct JournalDamageTests {
         let ctl = try DaemonToolRun.run(CtlBinaries.mobiusctl, ["--socket", sandbox.socketPath, "log", "--since", "0"])
         #expect(ctl.exit == .exited(1), "mobiusctl log ends in error: \(ctl)")
         #expect(ctl.stderr.contains(range) && ctl.stderr.contains("JournalDamaged"), "\(ctl.stderr)")
+    }
+
+    /// The oldest kept segment deleted: compaction keeps every record after the older of the two snapshots, so the
+    /// seqs from there to the next segment are missing, not compacted.
+    @Test func aDeletedOldestSegmentIsAGapNotCompaction() throws {
+        let (sandbox, _, _, _) = try Self.compactedHistory()
+        let older = try #require(sandbox.files().first { $0.hasSuffix(".snapshot") }.flatMap { Int64($0.prefix(20)) })
+        let segments = sandbox.segments()
+        try FileSystem.remove(segments[0])
+        let lost = (older + 1)...(try #require(Int64(segments[1].suffix(28).prefix(20))) - 1)
+        let range = "seq \(lost.lowerBound)...\(lost.upperBound)"
+        let daemon = try sandbox.start(state: Self.compacting)
+        let client = try daemon.connect()
+        #expect(try client.request("model").model == 1000)
+        try DaemonTraffic.eventually("start-up reports \(range)") { daemon.standardError.contains(range) }
+        let state = try client.request("status")["state"]
+        #expect(state?["firstKeptSeq"]?.int64Value == lost.lowerBound, "\(String(describing: state))")
+        let log = try JournalSandbox.readLog(client)
+        #expect(log.reply["from"]?.int64Value == lost.lowerBound && log.items.isEmpty, "\(log.reply)")
+        #expect(log.end["damaged"]?["through"]?.int64Value == lost.upperBound, "\(log.end)")
+        let after = try JournalSandbox.readLog(client, argument: #"{"since":\#(lost.upperBound)}"#)
+        #expect(after.items.first?["seq"]?.int64Value == lost.upperBound + 1 && after.end.seq == 1000)
     }
 
     // MARK: - Snapshots

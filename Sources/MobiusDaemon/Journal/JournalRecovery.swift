@@ -60,6 +60,22 @@ struct JournalRecovery {
         // Files before the next usable segment that cannot be read as segments (first seq by name, problem), for
         // the gap they leave.
         var unusable: [(firstSeq: UInt64, problem: String)] = []
+        // Compaction keeps every record after the second newest snapshot: a journal that starts later lost its first
+        // segment files.
+        let keptAfter = snapshotSeqs.count >= 2 ? snapshotSeqs[snapshotSeqs.count - 2] : nil
+        /// The first seq the next usable segment must start at, if any.
+        func gapStart() -> UInt64? {
+            expected ?? [unusable.first?.firstSeq, keptAfter.map { $0 + 1 }].compactMap { $0 }.min()
+        }
+        /// Why the seqs from `gapStart()` are missing.
+        func missing(_ detail: String) -> String {
+            if !unusable.isEmpty { return unusable.map(\.problem).joined(separator: "; ") }
+            if expected == nil, let keptAfter {
+                return "no segment file holds them, though the journal keeps every record after the snapshot at seq "
+                    + "\(keptAfter) (\(detail))"
+            }
+            return "no segment file holds them (\(detail))"
+        }
         var replayedCount = 0
         var batch: [Replayed] = []
         batch.reserveCapacity(Self.replayBatch)
@@ -89,12 +105,9 @@ struct JournalRecovery {
             case .valid:
                 break
             }
-            if let from = expected ?? unusable.first?.firstSeq, segment.firstSeq > from {
-                let problem =
-                    unusable.isEmpty
-                    ? "no segment file holds them (the journal skips from seq \(from - 1) to \(segment.firstSeq) "
-                        + "at \(segment.path))"
-                    : unusable.map(\.problem).joined(separator: "; ")
+            if let from = gapStart(), segment.firstSeq > from {
+                let problem = missing(
+                    "the journal skips from seq \(from - 1) to \(segment.firstSeq) at \(segment.path)")
                 try lost(from...(segment.firstSeq - 1), problem, base: base, into: &damaged)
             } else if let expected, segment.firstSeq < expected {
                 throw DaemonStartError(
@@ -140,12 +153,8 @@ struct JournalRecovery {
             replay(batch)
         }
         // A journal that ends before the snapshot lost the segments up to it (the model is whole).
-        if let from = expected ?? unusable.first?.firstSeq, from <= base {
-            let problem =
-                unusable.isEmpty
-                ? "no segment file holds them (the journal ends at seq \(from - 1))"
-                : unusable.map(\.problem).joined(separator: "; ")
-            try lost(from...base, problem, base: base, into: &damaged)
+        if let from = gapStart(), from <= base {
+            try lost(from...base, missing("the journal ends at seq \(from - 1)"), base: base, into: &damaged)
         }
         for damage in damaged {
             log.error(
