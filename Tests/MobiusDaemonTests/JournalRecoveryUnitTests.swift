@@ -242,6 +242,19 @@ struct JournalRecoveryUnitTests {
         #expect(outcome.catalog.damaged.map { $0.firstSeq...$0.lastSeq } == [7...9])
         #expect(outcome.catalog.firstKeptSeq == 4)
     }
+
+    @Test func aSegmentRenamedToSeqZeroIsNotASegment() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let path = try segment(directory, firstSeq: 1, seqs: 1...3)
+        try FileSystem.rename(path, to: directory.file(JournalSegment.name(firstSeq: 0)))
+        _ = try segment(directory, firstSeq: 4, seqs: 4...5)
+        #expect {
+            _ = try recover(directory)
+        } throws: { error in
+            "\(error)".contains("no record of events 1...3")
+        }
+    }
     @Test("damage a reader meets after start-up counts to the end of its segment, for every later reader too")
     func damageFoundByAReaderIsKept() throws {
         let directory = try TemporaryDirectory(prefix: "journal-unit")
