@@ -262,18 +262,47 @@ struct JournalDamageTests {
 
     // MARK: - Snapshots
 
-    /// A damaged newest snapshot: the older one and the journal after it stand in, and nothing is lost.
-    @Test func aDamagedNewestSnapshotIsReplacedByTheOlderOneAndTheJournal() throws {
+    enum SnapshotDamage: String, CaseIterable, CustomTestStringConvertible {
+        case flippedByte, truncated, deleted, renamedToAnotherSeq
+        var testDescription: String { rawValue }
+    }
+
+    /// A damaged or missing newest snapshot: the older one and the journal after it stand in, nothing is lost, and
+    /// the journal behind it is whole (no range is reported damaged, `log` serves every kept event).
+    @Test(arguments: SnapshotDamage.allCases)
+    func aDamagedNewestSnapshotIsReplacedByTheOlderOneAndTheJournal(damage: SnapshotDamage) throws {
         let (sandbox, _, _, _) = try Self.compactedHistory()
         let newest = try #require(sandbox.files().last { $0.hasSuffix(".snapshot") })
-        try Self.flipBits(0x01, in: sandbox.stateDirectory + "/" + newest, at: 30)
+        let path = sandbox.stateDirectory + "/" + newest
+        switch damage {
+        case .flippedByte:
+            try Self.flipBits(0x01, in: path, at: 30)
+        case .truncated:
+            let fd = try FileDescriptor.openFile(path, .readWrite)
+            try fd.truncate(to: 20)
+            fd.close()
+        case .deleted:
+            try FileSystem.remove(path)
+        case .renamedToAnotherSeq:
+            let seq = try #require(Int64(newest.prefix(20)))
+            let digits = String(seq + 1)
+            let name = String(repeating: "0", count: 20 - digits.count) + digits + ".snapshot"
+            try FileSystem.rename(path, to: sandbox.stateDirectory + "/" + name)
+        }
         let daemon = try sandbox.start(state: Self.compacting)
         let client = try daemon.connect()
         #expect(try client.request("model").model == 1000)
-        try DaemonTraffic.eventually("the log names the damaged snapshot") {
-            daemon.standardError.contains("\(newest) is damaged")
+        if damage != .deleted {
+            try DaemonTraffic.eventually("the log names the damaged snapshot") {
+                daemon.standardError.contains("is damaged") && daemon.standardError.contains("recovering from an older")
+            }
         }
         #expect(try client.request("status")["state"]?["damaged"]?.arrayValue == [])
+        let log = try JournalSandbox.readLog(client)
+        let from = try #require(log.reply["from"]?.int64Value)
+        #expect(log.items.compactMap { $0["seq"]?.int64Value } == Array(from...1000))
+        #expect(log.end.seq == 1000 && log.end["error"] == nil, "\(log.end)")
+        #expect(try client.request(#"{"type":"increment"}"#).seq == 1001)
     }
 }
 
