@@ -72,7 +72,14 @@ struct ControlClient {
                 continue
             }
             if console.human { show(HumanFormat.item(value, for: command)) } else { console.out(line) }
-            if case .log = command, value["end"]?.boolValue == true { return ExitStatus.success }
+            if case .log = command, value["end"]?.boolValue == true {
+                // The daemon's journal cannot serve the next events (`JournalDamaged`): the stream ends in error.
+                guard value["error"] == nil else {
+                    console.error(HumanFormat.error(value))
+                    return ExitStatus.errorReply
+                }
+                return ExitStatus.success
+            }
         }
         if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
         guard replied else {

@@ -175,8 +175,8 @@ struct JournalRecoveryTests {
         let client = try daemon.connect()
         #expect(try client.request("model").model == 3)
         #expect(try client.request(Self.increment).seq == 4)
-        try DaemonTraffic.eventually("the log says torn record at byte \(size)") {
-            daemon.standardError.contains("torn record at byte \(size)")
+        try DaemonTraffic.eventually("the log says the records end at byte \(size), and what was cut") {
+            daemon.standardError.contains("\(segment) ends at byte \(size), followed by")
         }
         #expect(try FileSystem.fileSize(segment) == size, "cut back to the last whole record")
     }

@@ -160,6 +160,7 @@ final class DaemonJournal {
             ("firstKeptSeq", .number(JSONNumber(firstKeptSeq))),
             ("storageFailures", .number(JSONNumber(storageFailures))),
             ("fdatasync", .string(fdatasyncWhere)),
+            ("damaged", .array((catalog?.damaged ?? []).map(\.statusValue))),
         ]
         if let directory {
             members.append(("directory", .string(directory.path)))

@@ -11,6 +11,7 @@ enum ErrorCode: String, Sendable {
     case permissionDenied = "PermissionDenied"
     case overloaded = "Overloaded"
     case storageFailure = "StorageFailure"
+    case journalDamaged = "JournalDamaged"
     case shuttingDown = "ShuttingDown"
     case unavailable = "Unavailable"
     case pluginCrashed = "PluginCrashed"
