@@ -98,7 +98,10 @@ BUNDLED_PLUGIN_PRODUCTS ?= mobiusd-beep
 UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket
 USER_UNITS := mobiusd@.service mobiusd@.socket
 DOCS := README.md $(wildcard docs/*.md)
-SCRIPT_PLUGINS := $(wildcard Plugins/*.py Plugins/*.sh Plugins/*/*.py Plugins/*/*.sh)
+# The example plugins (each Plugins/NAME/mobiusd-NAME, not their tests) and the Python SDK they import from their
+# own directory (docs/systemd.md lists the plugin directory).
+SCRIPT_PLUGINS := $(wildcard Plugins/*/mobiusd-*)
+PLUGIN_LIBRARIES := Plugins/sdk/python/mobiusd_plugin.py
 
 install:
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
@@ -117,7 +120,8 @@ install-files:
 	install -m 0644 man/mobiusctl.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -m 0644 man/mobiusd.8 "$(DESTDIR)$(MANDIR)/man8/"
 	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
-	for f in $(SCRIPT_PLUGINS); do install -m 0755 "$$f" "$(DESTDIR)$(PLUGINDIR)/"; done
+	install -m 0755 $(SCRIPT_PLUGINS) "$(DESTDIR)$(PLUGINDIR)/"
+	install -m 0644 $(PLUGIN_LIBRARIES) "$(DESTDIR)$(PLUGINDIR)/"
 	for p in $(EXAMPLE_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(PLUGINDIR)/"; done
 	for p in $(BUNDLED_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(BINDIR)/"; done
 	install -d "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)"
