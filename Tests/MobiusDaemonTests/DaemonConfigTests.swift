@@ -48,6 +48,22 @@ struct DaemonConfigTests {
         #expect(config.accessWrite == ["root"])
     }
 
+    @Test("a plugin's env values that start with ./ or ../ resolve against the config file, as exec paths do")
+    func envPathsResolveLikeExec() throws {
+        let config = try parse(
+            #"""
+            {"plugins":{"p":{"exec":["./p.py"],"env":{"PYTHONPATH":"../sdk:./lib:/opt/x:","HERE":".","UP":"..",
+              "MODE":"fast","URL":"http://example.org/a/./b","NAME":"lib/x",".x":"./y/"}}}}
+            """#)
+        let env = try #require(config.plugins.first?.plugin.env)
+        #expect(env.map(\.0) == ["PYTHONPATH", "HERE", "UP", "MODE", "URL", "NAME", ".x"])
+        #expect(
+            env.map(\.1) == [
+                "/etc/mobiusd/../sdk:/etc/mobiusd/lib:/opt/x:", "/etc/mobiusd", "/etc/mobiusd/..", "fast",
+                "http://example.org/a/./b", "lib/x", "/etc/mobiusd/y",
+            ])
+    }
+
     @Test(
         "problems name the key",
         arguments: [

@@ -21,7 +21,8 @@ public struct DaemonConfig: Sendable {
         public var exec: [String]
         /// The object sent to the plugin in `initialize`, from `options`; default `{}`.
         public var options: JSONValue = .object([:])
-        /// Extra environment variables for the plugin, from the `env` object, in file order; default none.
+        /// Extra environment variables for the plugin, from the `env` object, in file order; default none. Relative
+        /// paths in a value (`./lib`, `..`, each element of a `:` list) resolve against the config file's directory.
         public var env: [(String, String)] = []
         /// Seconds an effect may go without progress before it is cancelled and fails, from `timeout`; default 30.
         public var timeout: Double = 30
@@ -228,6 +229,16 @@ public struct DaemonConfig: Sendable {
             } && name != "." && name != ".."
     }
 
+    /// An `env` value with each `:`-separated element that is `.`, `..` or starts with `./` or `../` resolved
+    /// against the config file's directory, as `exec` paths are; other elements (absolute paths, words, URLs) as
+    /// written.
+    private static func resolvingRelativePaths(_ value: String, against baseDirectory: String) -> String {
+        value.split(separator: ":", omittingEmptySubsequences: false).map { element in
+            let relative = element == "." || element == ".." || element.hasPrefix("./") || element.hasPrefix("../")
+            return relative ? FileSystem.resolve(String(element), against: baseDirectory) : String(element)
+        }.joined(separator: ":")
+    }
+
     private static func plugin(_ section: inout ConfigReader, baseDirectory: String) throws(ConfigError) -> Plugin {
         guard let exec = try section.strings("exec"), let program = exec.first, !program.isEmpty else {
             throw ConfigError(key: section.keyPath("exec"), "must be a non-empty array of strings (program, args…)")
@@ -248,7 +259,7 @@ public struct DaemonConfig: Sendable {
                     throw ConfigError(key: env.keyPath(key), "MOBIUSD_ variables are set by the daemon itself")
                 }
                 guard let value = try env.string(key) else { continue }
-                plugin.env.append((key, value))
+                plugin.env.append((key, Self.resolvingRelativePaths(value, against: baseDirectory)))
             }
         }
         plugin.timeout = try section.seconds("timeout", range: Self.effectTimeoutRange) ?? plugin.timeout
