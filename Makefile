@@ -16,6 +16,8 @@ APT_PACKAGES += python3-paho-mqtt mosquitto
 APT_PACKAGES += zsh
 # linux/aio_abi.h: the journal's background fdatasync (Linux AIO, in the CLinux shim).
 APT_PACKAGES += linux-libc-dev
+# The Python SDK's pip install test: a venv, and setuptools and wheel to build it offline.
+APT_PACKAGES += python3-venv python3-setuptools python3-wheel
 BENCH_RUNS ?= 5
 
 .PHONY: all deps build test test-suite lint format bench run clean install install-files uninstall

@@ -106,6 +106,17 @@ class Next:
         self.model = model
         self.effects = list(effects)
 
+    def __eq__(self, other):
+        if not isinstance(other, Next):
+            return NotImplemented
+        return (self.model is _NO_CHANGE) == (other.model is _NO_CHANGE) and self.to_json() == other.to_json()
+
+    def __repr__(self):
+        parts = [] if self.model is _NO_CHANGE else [repr(self.model)]
+        if self.effects:
+            parts.append(repr(self.effects) if parts else "effects=%r" % (self.effects,))
+        return "Next(%s)" % ", ".join(parts)
+
     def to_json(self):
         result = {}
         if self.model is not _NO_CHANGE:
