@@ -7,7 +7,8 @@ let invocation: Invocation
 do {
     invocation = try Invocation.parse(
         Array(CommandLine.arguments.dropFirst()), environment: SystemProcess.environmentVariables(),
-        userID: SystemProcess.userID)
+        userID: SystemProcess.userID, isSocket: { (try? FileSystem.status($0, followingLinks: true))??.kind == .socket }
+    )
 } catch {
     let console = Console(mode: .json)
     console.error(error.message)

@@ -219,15 +219,7 @@ public struct DaemonConfig: Sendable {
     static let restartDelayRange = 0.001...86_400.0
     static let restartIntervalRange = 0.1...86_400.0
 
-    static func isValidAppName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count)
-            && name.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-            } && name != "." && name != ".."
-    }
+    static func isValidAppName(_ name: String) -> Bool { AppSocketPaths.isValidAppName(name) }
 
     /// An `env` value with each `:`-separated element that is `.`, `..` or starts with `./` or `../` resolved
     /// against the config file's directory, as `exec` paths are; other elements (absolute paths, words, URLs) as

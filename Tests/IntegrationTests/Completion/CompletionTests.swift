@@ -33,7 +33,7 @@ struct CompletionTests {
     }
 
     static let commands: Set = ["send", "model", "watch", "status", "monitor", "log", "hello", "ping", "help"]
-    static let globalOptions: Set = ["--socket", "--json", "--human", "--help", "--version"]
+    static let globalOptions: Set = ["--socket", "--app", "--json", "--human", "--help", "--version"]
 
     @Test(
         arguments: [
