@@ -1,4 +1,4 @@
-// mobiusctl: the command-line client of mobiusd's control socket (PROTOCOL.md sections 1 and 6).
+// mobiusctl: the command-line client of mobiusd's control socket (docs/protocol.md sections 1 and 6).
 // It links MobiusJSON and MobiusSystem only, never the daemon kit.
 
 import MobiusSystem

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MobiusDaemon
 
-@Suite("Config file parsing (PROTOCOL.md 6)")
+@Suite("Config file parsing (docs/protocol.md 6)")
 struct DaemonConfigTests {
     func parse(_ text: String, base: String = "/etc/mobiusd") throws(ConfigError) -> DaemonConfig {
         try DaemonConfig(json: try! JSONValue(parsing: text), baseDirectory: base)

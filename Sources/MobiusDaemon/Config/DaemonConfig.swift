@@ -1,7 +1,7 @@
 import MobiusJSON
 import MobiusSystem
 
-/// The daemon's configuration: PROTOCOL.md section 6, read from a JSON file and overridden by flags.
+/// The daemon's configuration: docs/protocol.md section 6, read from a JSON file and overridden by flags.
 public struct DaemonConfig: Sendable {
     /// Where the app's update comes from.
     public enum UpdateSource: Sendable, Equatable {
@@ -28,7 +28,7 @@ public struct DaemonConfig: Sendable {
         public var timeout: Double = 30
         /// Most effects in flight at once, from `concurrency`; default 64.
         public var concurrency = 64
-        /// Most events in one `updateBatch` request (update plugins, PROTOCOL.md 2.5).
+        /// Most events in one `updateBatch` request (update plugins, docs/protocol.md 2.5).
         public var maxBatch = 1024
         /// The user (name or uid) the plugin runs as when the daemon runs as root.
         public var user: String?
@@ -212,7 +212,7 @@ public struct DaemonConfig: Sendable {
         try top.rejectUnknownKeys()
     }
 
-    /// Bounds of the durations in seconds (PROTOCOL.md 6): wide enough for any real use, narrow enough that no
+    /// Bounds of the durations in seconds (docs/protocol.md 6): wide enough for any real use, narrow enough that no
     /// timer or deadline computed from them overflows.
     static let stallTimeoutRange = 0.1...86_400.0
     static let effectTimeoutRange = 0.001...86_400.0
