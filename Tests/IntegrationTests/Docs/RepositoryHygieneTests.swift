@@ -41,7 +41,7 @@ struct RepositoryHygieneTests {
                 continue
             }
             let status = try? FileSystem.status("\(DocCatalog.packageDirectory)/\(path)")
-            if status??.kind == .regularFile { found.append(path) }
+            if status?.kind == .regularFile { found.append(path) }
         }
         return found.sorted()
     }
