@@ -20,7 +20,8 @@ enum HelpText {
           help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
 
         Options (before or after the command):
-          --socket PATH   the daemon's socket; default: $MOBIUSD_SOCKET, else the socket of app counter
+          --socket PATH   the daemon's socket; default: $MOBIUSD_SOCKET, else
+                          $XDG_RUNTIME_DIR/mobiusd/counter.sock, else /tmp/mobiusd-UID/counter.sock
           --app NAME      the socket of app NAME, where mobiusd puts it: the first of
                           $XDG_RUNTIME_DIR/mobiusd/NAME.sock, /tmp/mobiusd-UID/NAME.sock and
                           /run/mobiusd/NAME.sock (the systemd units') that exists

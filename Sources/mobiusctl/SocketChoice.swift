@@ -8,32 +8,40 @@ struct SocketChoice: Equatable {
         case flag
         /// The `MOBIUSD_SOCKET` environment variable.
         case environment
-        /// Where mobiusd puts the socket of app `name` (`--app NAME`, else the default app): the first of
-        /// `searched` that is a socket, else the first of them, the daemon's own default in this environment.
+        /// Where mobiusd puts the socket of app `name` (`--app NAME`): the first of `searched` that is a socket,
+        /// else the first of them, the daemon's own default in this environment.
         case app(String, searched: [String])
+        /// The default app's default path under `$XDG_RUNTIME_DIR`.
+        case runtimeDirectory
+        /// The default app's default path when `XDG_RUNTIME_DIR` is unset or empty: `/tmp/mobiusd-<uid>`.
+        case fallback
     }
 
     let path: String
     let origin: Origin
 
-    /// The default app, whose socket mobiusctl looks for without `--app`.
-    static let defaultApp = "counter"
-
-    /// `--socket`, else the socket of `--app`, else `$MOBIUSD_SOCKET`, else the default app's socket. An app's socket
-    /// is looked for where mobiusd names it (empty variables count as unset, as they do for mobiusd):
+    /// `--socket`, else the socket of `--app`, else `$MOBIUSD_SOCKET`, else the path mobiusd picks for the default
+    /// app, the counter: `$XDG_RUNTIME_DIR/mobiusd/counter.sock`, else `/tmp/mobiusd-<uid>/counter.sock` (empty
+    /// variables count as unset, as they do for mobiusd). `--app NAME` looks where mobiusd names that app's socket:
     /// `$XDG_RUNTIME_DIR/mobiusd/<app>.sock` (its default, and the user units'), `/tmp/mobiusd-<uid>/<app>.sock`
     /// (its default without XDG_RUNTIME_DIR), `/run/mobiusd/<app>.sock` (the system units').
     static func choose(
         flag: String?, app: String?, environment: [String: String], userID: UInt32, isSocket: (String) -> Bool
     ) -> SocketChoice {
         if let flag { return SocketChoice(path: flag, origin: .flag) }
-        if app == nil, let path = environment["MOBIUSD_SOCKET"], !path.isEmpty {
+        if let app {
+            let searched = Self.searched(app: app, runtimeDirectory: environment["XDG_RUNTIME_DIR"], userID: userID)
+            return SocketChoice(
+                path: searched.first(where: isSocket) ?? searched[0], origin: .app(app, searched: searched))
+        }
+        if let path = environment["MOBIUSD_SOCKET"], !path.isEmpty {
             return SocketChoice(path: path, origin: .environment)
         }
-        let name = app ?? defaultApp
-        let searched = Self.searched(app: name, runtimeDirectory: environment["XDG_RUNTIME_DIR"], userID: userID)
-        let path = searched.first(where: isSocket) ?? searched[0]
-        return SocketChoice(path: path, origin: .app(name, searched: searched))
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            let path = AppSocketPaths.daemonDefault(app: "counter", runtimeDirectory: runtime, userID: userID)
+            return SocketChoice(path: path, origin: .runtimeDirectory)
+        }
+        return SocketChoice(path: AppSocketPaths.privateFallback(app: "counter", userID: userID), origin: .fallback)
     }
 
     /// The paths where mobiusd may have put app `name`'s socket, the daemon's default in this environment first.
@@ -59,7 +67,13 @@ struct SocketChoice: Equatable {
                 return "\(path) (\(kind))"
             }
             return "hint: looked for app \"\(name)\" where mobiusd puts its socket: \(places.joined(separator: ", ")); "
-                + "--app NAME for another app, --socket PATH or MOBIUSD_SOCKET for another path"
+                + "--socket PATH for another path"
+        case .runtimeDirectory:
+            return "hint: the path is the counter's default under $XDG_RUNTIME_DIR; for another app give --app NAME, "
+                + "for a daemon with another XDG_RUNTIME_DIR --socket PATH or MOBIUSD_SOCKET"
+        case .fallback:
+            return "hint: the path is the counter's default when XDG_RUNTIME_DIR is unset; for another app give --app "
+                + "NAME, for a daemon that has XDG_RUNTIME_DIR set --socket PATH or MOBIUSD_SOCKET"
         }
     }
 }
