@@ -5,7 +5,7 @@
 _mobiusctl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local commands="send model watch status monitor log hello ping help"
-    local options="--socket --json --human --help --version"
+    local options="--socket --app --json --human --help --version"
     # `--socket=PATH`: bash splits the word at `=` (COMP_WORDBREAKS), so the value is its own word after "=".
     if [[ $prev == "=" && COMP_CWORD -ge 2 ]]; then
         prev=${COMP_WORDS[COMP_CWORD - 2]}
@@ -18,7 +18,7 @@ _mobiusctl() {
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
-        --path | --since | --limit)
+        --app | --path | --since | --limit)
             COMPREPLY=()
             return
             ;;
@@ -27,7 +27,7 @@ _mobiusctl() {
     local i command=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            --socket | --path | --since | --limit) ((i++)) ;;
+            --socket | --app | --path | --since | --limit) ((i++)) ;;
             = | -*) ;;
             *)
                 [[ ${COMP_WORDS[i - 1]} == "=" ]] && continue

@@ -2,7 +2,7 @@ internal import CLinux
 internal import Glibc
 
 /// A child process connected by three pipes (its stdin, stdout and stderr) and a pidfd that becomes readable when
-/// it ends: how the daemon runs plugins (PROTOCOL.md 2.1).
+/// it ends: how the daemon runs plugins (docs/protocol.md 2.1).
 ///
 /// The child runs in a process group of its own, with an empty signal mask, default signal dispositions and no
 /// descriptor but 0-2; optionally with other supplementary groups, gid and uid, set in that order before `execve`.

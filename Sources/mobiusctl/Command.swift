@@ -36,7 +36,7 @@ enum Command: Equatable, Sendable {
         }
     }
 
-    /// The request line (without `\n`) in the control protocol (PROTOCOL.md 1.2).
+    /// The request line (without `\n`) in the control protocol (docs/protocol.md 1.2).
     var requestLine: String {
         switch self {
         case .send(let event): return "send " + Self.compact(event)

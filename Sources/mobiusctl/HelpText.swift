@@ -3,7 +3,7 @@ enum HelpText {
     static let version = "0.1.0"
 
     static let tool = """
-        Usage: mobiusctl [--socket PATH] [--json | --human] COMMAND [OPTIONS]
+        Usage: mobiusctl [--socket PATH | --app NAME] [--json | --human] COMMAND [OPTIONS]
 
         Talks to a running mobiusd over its control socket.
 
@@ -22,6 +22,9 @@ enum HelpText {
         Options (before or after the command):
           --socket PATH   the daemon's socket; default: $MOBIUSD_SOCKET, else
                           $XDG_RUNTIME_DIR/mobiusd/counter.sock, else /tmp/mobiusd-UID/counter.sock
+          --app NAME      the socket of app NAME, where mobiusd puts it: the first of
+                          $XDG_RUNTIME_DIR/mobiusd/NAME.sock, /tmp/mobiusd-UID/NAME.sock and
+                          /run/mobiusd/NAME.sock (the systemd units') that exists
           --json          print the daemon's JSON lines as they arrive (default when stdout is not a terminal)
           --human         print readable text even when stdout is not a terminal
           -h, --help      print help
@@ -108,7 +111,7 @@ enum HelpText {
 
     /// The one-line usage of `command`, or of the tool when `nil`.
     static func usage(_ command: String?) -> String {
-        let prefix = "mobiusctl [--socket PATH] [--json | --human]"
+        let prefix = "mobiusctl [--socket PATH | --app NAME] [--json | --human]"
         switch command {
         case "send": return "\(prefix) send JSON"
         case "model": return "\(prefix) model [--path PTR]"

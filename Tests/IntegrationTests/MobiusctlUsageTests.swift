@@ -9,7 +9,7 @@ struct MobiusctlUsageTests {
         let sandbox = CtlSandbox()
         let run = try sandbox.ctl(["--help"])
         #expect(run.exit == .exited(0))
-        #expect(run.stdout.hasPrefix("Usage: mobiusctl [--socket PATH]"))
+        #expect(run.stdout.hasPrefix("Usage: mobiusctl [--socket PATH | --app NAME]"))
         for command in Self.commands { #expect(run.stdout.contains("\n  \(command)"), "\(command)") }
         #expect(run.stdout.contains("MOBIUSD_SOCKET"))
         #expect(run.stdout.contains("Exit status: 0 ok; 1"))

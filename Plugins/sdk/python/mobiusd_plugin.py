@@ -1,4 +1,4 @@
-"""Write mobiusd plugins in Python: one stdlib-only file (PROTOCOL.md section 2).
+"""Write mobiusd plugins in Python: one stdlib-only file (docs/protocol.md section 2).
 
     import mobiusd_plugin as mp
 
@@ -106,6 +106,17 @@ class Next:
         self.model = model
         self.effects = list(effects)
 
+    def __eq__(self, other):
+        if not isinstance(other, Next):
+            return NotImplemented
+        return (self.model is _NO_CHANGE) == (other.model is _NO_CHANGE) and self.to_json() == other.to_json()
+
+    def __repr__(self):
+        parts = [] if self.model is _NO_CHANGE else [repr(self.model)]
+        if self.effects:
+            parts.append(repr(self.effects) if parts else "effects=%r" % (self.effects,))
+        return "Next(%s)" % ", ".join(parts)
+
     def to_json(self):
         result = {}
         if self.model is not _NO_CHANGE:
@@ -116,7 +127,7 @@ class Next:
 
 
 def effect_key(effect):
-    """The routing key of an effect (PROTOCOL.md 2.4), or None when it is unroutable."""
+    """The routing key of an effect (docs/protocol.md 2.4), or None when it is unroutable."""
     if isinstance(effect, str):
         return effect
     if isinstance(effect, dict):
@@ -303,7 +314,7 @@ class Plugin:
         if not os.environ.get("MOBIUSD_PLUGIN"):
             sys.stderr.write(
                 "%s is a mobiusd plugin: mobiusd starts it and speaks JSON-RPC with it on stdin and stdout "
-                "(PROTOCOL.md section 2). Configure it under \"plugins\" in a mobiusd config instead of running it "
+                "(docs/protocol.md section 2). Configure it under \"plugins\" in a mobiusd config instead of running it "
                 "by hand. (MOBIUSD_PLUGIN is not set.)\n" % self.name)
             sys.stderr.flush()
             os._exit(2)

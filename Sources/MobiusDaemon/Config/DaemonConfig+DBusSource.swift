@@ -1,7 +1,7 @@
 import MobiusJSON
 
 extension DaemonConfig {
-    /// One D-Bus event source (PROTOCOL.md 3; docs/dbus.md).
+    /// One D-Bus event source (docs/protocol.md 3; docs/dbus.md).
     public struct DBusSource: Sendable {
         /// `system`, `session` or a bus address, from `bus` (required).
         public var bus: String

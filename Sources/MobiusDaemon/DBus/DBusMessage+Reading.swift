@@ -7,7 +7,7 @@ extension DBusMessage {
         let description: String
     }
 
-    /// The message's arguments as JSON (PROTOCOL.md 3): integers exact, doubles as numbers (NaN and infinities
+    /// The message's arguments as JSON (docs/protocol.md 3): integers exact, doubles as numbers (NaN and infinities
     /// as `null`, which JSON lacks), booleans, strings (object paths, signatures too), arrays, dicts as objects
     /// (keys as their text), structs as arrays, variants as their value, byte arrays as arrays of numbers, unix
     /// fds as `null` (never taken out of the message, so no descriptor is opened).

@@ -72,10 +72,8 @@ struct DaemonSetup<Model, Event, Effect> {
 
     /// `$XDG_RUNTIME_DIR/mobiusd/<app>.sock`, or `/tmp/mobiusd-<uid>/<app>.sock` without XDG_RUNTIME_DIR.
     static func defaultSocketPath(app: String) -> String {
-        if let runtime = SystemProcess.environment("XDG_RUNTIME_DIR"), !runtime.isEmpty {
-            return "\(runtime)/mobiusd/\(app).sock"
-        }
-        return "/tmp/mobiusd-\(SystemProcess.userID)/\(app).sock"
+        AppSocketPaths.daemonDefault(
+            app: app, runtimeDirectory: SystemProcess.environment("XDG_RUNTIME_DIR"), userID: SystemProcess.userID)
     }
 
     private static func rules(_ entries: [String], key: String) throws(ConfigError) -> [AccessPolicy.Rule] {

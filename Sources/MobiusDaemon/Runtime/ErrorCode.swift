@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// The error codes of PROTOCOL.md section 1.3.
+/// The error codes of docs/protocol.md section 1.3.
 enum ErrorCode: String, Sendable {
     case invalidJSON = "InvalidJSON"
     case invalidEncoding = "InvalidEncoding"

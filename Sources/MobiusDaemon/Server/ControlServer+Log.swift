@@ -25,7 +25,7 @@ extension ControlServer {
 
     /// Appends log items to the connection's output while it is under half of `maxOutputBytes`: from memory when
     /// the records are there, else through a read of the segment files on the read thread. A reader that falls
-    /// behind thus reads from disk, never from unbounded memory (PROTOCOL.md 1.5).
+    /// behind thus reads from disk, never from unbounded memory (docs/protocol.md 1.5).
     func pumpLog(_ connection: ClientConnection) {
         guard var stream = connection.logStream, !stream.reading, connection.isOpen,
             let source = logStreams.source

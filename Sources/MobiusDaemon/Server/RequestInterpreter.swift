@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// Turns one request line into the loop's input for it (PROTOCOL.md 1.2): classifies it, checks permissions and
+/// Turns one request line into the loop's input for it (docs/protocol.md 1.2): classifies it, checks permissions and
 /// arguments, parses an event's JSON. Pure apart from `RequestState`, so the reactor runs it for a few lines and
 /// the parse thread for a big batch, with the same result.
 enum RequestInterpreter {

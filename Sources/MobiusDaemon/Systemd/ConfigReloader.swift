@@ -1,6 +1,6 @@
 import MobiusSystem
 
-/// SIGHUP (PROTOCOL.md 4): reads the config file again, validates it as start-up would, and applies it, or keeps the
+/// SIGHUP (docs/protocol.md 4): reads the config file again, validates it as start-up would, and applies it, or keeps the
 /// running config and says why. Reactor thread, except the reading and validating, which run on a thread of their
 /// own (the file may block; user and group names in access lists go through NSS).
 ///

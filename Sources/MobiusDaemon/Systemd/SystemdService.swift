@@ -1,6 +1,6 @@
 import MobiusSystem
 
-/// The daemon's half of the systemd contract (PROTOCOL.md 4), on the reactor thread: `READY=1` once the readiness
+/// The daemon's half of the systemd contract (docs/protocol.md 4), on the reactor thread: `READY=1` once the readiness
 /// gate opens, `STATUS=` kept current, `STOPPING=1`, `RELOADING=1` then `READY=1`, and the watchdog.
 ///
 /// Outside systemd the notifier sends nothing and the per-round check returns at once; the `ready` log line is

@@ -1,6 +1,6 @@
 // A typed daemon app with a programming error in its effect routes: the effect `chime` matches two routes. The
 // hostile-input integration tests run it to check that such an app error is logged and counted, not a trap that
-// takes the whole daemon down (PROTOCOL.md 1.5).
+// takes the whole daemon down (docs/protocol.md 1.5).
 import MobiusCore
 import MobiusDaemon
 
