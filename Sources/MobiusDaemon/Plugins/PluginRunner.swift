@@ -288,6 +288,24 @@ final class PluginRunner {
         }
     }
 
+    /// Restarts the plugin now and forgets its restart budget (`plugin {"restart":…}`, like `systemctl
+    /// reset-failed`): a failed or waiting plugin starts at once; a running one is ended (its in-flight effects fail
+    /// with `PluginExited`, as at any exit) and starts again after `restart.initialDelay`.
+    func restartNow() {
+        guard !stopRequested else { return }
+        startTimes = []
+        restartable = true
+        if let restartTimer { reactor.cancel(restartTimer) }
+        restartTimer = nil
+        if let channel {
+            exitReason = (.pluginExited, "was restarted on request")
+            channel.process.signalGroup(.terminate)
+            return
+        }
+        restarts += 1
+        start()
+    }
+
     // MARK: - Stopping
 
     /// Shuts the plugin down for good (PROTOCOL.md 2.2) and calls `done` once its process has ended.
