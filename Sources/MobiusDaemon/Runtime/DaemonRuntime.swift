@@ -333,7 +333,8 @@ extension DaemonRuntime: ControlCommandHandler {
             }
             log.notice("plugin \(name): restart requested on the control socket")
             runner.restartNow()
-            reply(JSONLine.object([("ok", true), ("plugin", .string(name)), ("state", .string(runner.state.rawValue))]))
+            let state = JSONValue.string(runner.state.rawValue)
+            reply(JSONLine.object([("ok", true), ("plugin", .string(name)), ("state", state)]))
         }
     }
 }
