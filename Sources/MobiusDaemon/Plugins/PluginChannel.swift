@@ -14,6 +14,8 @@ final class PluginChannel {
         case oversized(prefix: [UInt8])
         /// One stderr line.
         case stderrLine(String)
+        /// Stdout ended (end of file, or a read error): nothing the plugin does can reach the host any more.
+        case stdoutClosed
         /// The process ended (reaped).
         case exited(ChildProcess.Termination)
     }
@@ -160,17 +162,22 @@ final class PluginChannel {
         do {
             result = try readBuffer.withUnsafeMutableBytes { try process.output.read(into: $0) }
         } catch {
-            stopReadingStdout()
+            stdoutEnded()
             return
         }
         switch result {
         case .wouldBlock: return
-        case .endOfFile: stopReadingStdout()
+        case .endOfFile: stdoutEnded()
         case .transferred(let count):
             // The lines are handed on as slices of this buffer, which is reused for the next read.
             let chunk = readBuffer[..<count]
             splitLines(chunk)
         }
+    }
+
+    private func stdoutEnded() {
+        stopReadingStdout()
+        onEvent(.stdoutClosed)
     }
 
     private func stopReadingStdout() {

@@ -18,6 +18,8 @@ extension PluginRunner {
             violation("a stdout line over maxLineBytes (\(spec.config.maxLineBytes) bytes)", line: prefix[...])
         case .stderrLine(let line):
             stderrLine(line)
+        case .stdoutClosed:
+            stdoutClosed()
         case .exited(let termination):
             processExited(termination)
         }
