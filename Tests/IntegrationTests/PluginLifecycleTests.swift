@@ -168,8 +168,9 @@ struct PluginLifecycleTests {
         }
         let log = daemon.standardError
         #expect(!log.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(log.debugDescription)")
-        #expect(log.contains(#"not json \x00 nul \x1b[31m esc \x07 bel"#), "\(log)")
-        #expect(log.contains(#"plugin worker: stderr \x00 nul \x1b[31m esc \x07 bel"#), "\(log)")
+        #expect(!log.contains("\u{FFFD}"), "bytes that are not UTF-8 are escaped, not replaced")
+        #expect(log.contains(#"not json \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 é"#), "\(log)")
+        #expect(log.contains(#"plugin worker: stderr \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 é"#), "\(log)")
         try daemon.terminate()
     }
 

@@ -25,6 +25,13 @@ struct DaemonLogFormatTests {
         #expect(DaemonLog.escaped("plain ascii and ünïcode") == "plain ascii and ünïcode")
     }
 
+    @Test("another program's bytes become text with each byte that is not UTF-8 as \\xNN")
+    func programText() {
+        let bytes: [UInt8] = [0x61, 0xFF, 0xC3, 0x20, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xED, 0xA0, 0x80, 0xF0, 0x9F, 0x98]
+        #expect(DaemonLog.text(bytes[...]) == #"a\xff\xc3 é€\xed\xa0\x80\xf0\x9f\x98"#)
+        #expect(DaemonLog.text(Array("plain é".utf8)[...]) == "plain é")
+    }
+
     @Test("a line for people has an RFC 3339 UTC timestamp with milliseconds and the level")
     func plainLine() {
         let line = String(decoding: DaemonLog.format(.notice, "ready", journal: false), as: UTF8.self)

@@ -254,7 +254,7 @@ final class PluginChannel {
     }
 
     private func emitStderrLine() {
-        let line = String(decoding: partialError, as: UTF8.self)
+        let line = DaemonLog.text(partialError[...])
         partialError.removeAll(keepingCapacity: true)
         onEvent(.stderrLine(line))
     }

@@ -170,7 +170,7 @@ final class PluginRunner {
     /// that follows fails in-flight effects with `ProtocolViolation` and restarts it.
     func violation(_ reason: String, line: ArraySlice<UInt8>? = nil) {
         guard let channel, exitReason == nil else { return }
-        let shown = line.map { ": " + String(decoding: $0.prefix(256), as: UTF8.self) + ($0.count > 256 ? "…" : "") }
+        let shown = line.map { ": " + DaemonLog.text($0.prefix(256)) + ($0.count > 256 ? "…" : "") }
         log.limited("plugin \(name) violation", .error, "plugin \(name) broke the protocol (\(reason))\(shown ?? "")")
         exitReason = (.protocolViolation, reason)
         channel.process.signalGroup(.kill)

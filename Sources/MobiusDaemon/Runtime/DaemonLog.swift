@@ -125,7 +125,7 @@ final class DaemonLog: Sendable {
     /// `\n`, `\r` and `\t` as those two characters, the other C0 controls and DEL as `\xNN`, the C1 controls as
     /// `\u00NN`. A message can then never start a line of its own with a priority prefix of its choosing, and journald
     /// never stores a record as binary because of a NUL or an escape sequence. (Bytes that are not UTF-8 never get
-    /// this far: they became U+FFFD when they were turned into text.)
+    /// this far: `text` escapes those of other programs when it turns them into text.)
     static func escaped(_ message: String) -> String {
         // 0xC2 leads every C1 control's UTF-8 (and a few printable characters, which the loop keeps).
         guard message.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return message }
@@ -142,6 +142,27 @@ final class DaemonLog: Sendable {
             }
         }
         return escaped
+    }
+
+    /// `bytes` from another program (a plugin's stdout or stderr) as text for the log: valid UTF-8 as it is, each
+    /// byte that is not part of valid UTF-8 as `\xNN`.
+    static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        var text = ""
+        var start = bytes.startIndex
+        next: while start < bytes.endIndex {
+            // Only a whole character validates: its shorter prefixes are incomplete.
+            for length in 1...min(4, bytes.endIndex - start) {
+                if let character = String(validating: bytes[start..<start + length], as: UTF8.self) {
+                    text += character
+                    start += length
+                    continue next
+                }
+            }
+            text += "\\x" + hexByte(UInt32(bytes[start]))
+            start += 1
+        }
+        return text
     }
 
     private static func hexByte(_ value: UInt32) -> String {

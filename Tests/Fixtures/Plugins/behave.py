@@ -24,7 +24,8 @@ Effects {"type":"job","do":X}:
   stubborn-child  starts a child in its process group that ignores SIGTERM, writes its pid to options.childPidFile
                 and answers (the plugin itself goes on; its child must be SIGKILLed)
   close-stdout  closes its stdout and keeps running (never answers again)
-  controls      writes a stdout line with a NUL, an ESC and a BEL byte, and a stderr line with the same bytes
+  controls      writes a stdout line with a NUL, an ESC and a BEL byte and bytes that are not UTF-8, and a stderr
+                line with the same bytes
 Cancels are recorded: each `cancel` notification appends its id to options.cancelFile.
 """
 import json
@@ -121,9 +122,9 @@ def run_effect(mid, effect):
             os.close(1)
     elif action == "controls":
         with lock:
-            sys.stdout.write("not json \x00 nul \x1b[31m esc \x07 bel\n")
+            sys.stdout.buffer.write(b"not json \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
             sys.stdout.flush()
-        sys.stderr.write("<4>stderr \x00 nul \x1b[31m esc \x07 bel\n")
+        sys.stderr.buffer.write(b"<4>stderr \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
         sys.stderr.flush()
 
 
