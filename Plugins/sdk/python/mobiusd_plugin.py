@@ -196,6 +196,14 @@ def _traceback(exc):
     return "".join(traceback.format_exception(exc)).rstrip("\n")
 
 
+def _log_failure(what, exc):
+    """Logs at ``<3>`` that ``what`` failed: a ``PluginError``'s message, any other exception's traceback."""
+    if isinstance(exc, PluginError):
+        error("%s: %s" % (what, exc.message))
+    else:
+        error("%s:\n%s" % (what, _traceback(exc)))
+
+
 def _describe(exc):
     if isinstance(exc, PluginError):
         return exc.code, exc.message
@@ -449,7 +457,7 @@ class Plugin:
                 try:
                     self._on_shutdown()
                 except Exception as exc:  # an author's hook must not stop the answer
-                    error("shutdown hook failed: %s" % (_describe(exc)[1],))
+                    _log_failure("shutdown hook failed", exc)
             self._reply(rid, {})
         elif method in ("effect", "init", "update", "updateBatch"):
             if self.config is None:
@@ -492,7 +500,7 @@ class Plugin:
                 self._on_initialize(config)
             except Exception as exc:
                 code, message = _describe(exc)
-                error("start refused: %s" % message)
+                _log_failure("start refused", exc)
                 self._reply_error(rid, code, message)
                 sys.stderr.flush()
                 os._exit(1)
@@ -528,7 +536,7 @@ class Plugin:
         try:
             await self._on_start(self)
         except Exception as exc:
-            error("event source stopped: %s" % (_describe(exc)[1],))
+            _log_failure("event source stopped", exc)
 
     def _run_start_thread(self):
         try:
@@ -536,7 +544,7 @@ class Plugin:
         except SystemExit as exc:
             _exit(exc.code)
         except Exception as exc:
-            error("event source stopped: %s" % (_describe(exc)[1],))
+            _log_failure("event source stopped", exc)
 
     # Effects ------------------------------------------------------------------------------------------------
 
@@ -603,7 +611,7 @@ class Plugin:
             self._reply(request.id, {"events": events} if events else {})
         else:
             if not isinstance(value, (PluginError, asyncio.CancelledError)):
-                error("effect %s failed:\n%s" % (json.dumps(request.key), _traceback(value)))
+                _log_failure("effect %s failed" % json.dumps(request.key), value)
             code, message = _describe(value)
             self._reply_error(request.id, code, message)
 
