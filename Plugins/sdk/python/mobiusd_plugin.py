@@ -356,6 +356,8 @@ class Plugin:
             self._loop.run_forever()
         except SystemExit as exc:
             _exit(exc.code)
+        except BaseException as exc:  # never wait for handler threads at exit
+            _crash(exc)
         _exit(0)
 
     def _read_stdin(self):
