@@ -121,11 +121,12 @@ def run_effect(mid, effect):
             stdout_closed = True
             os.close(1)
     elif action == "controls":
+        # stderr first: the stdout line is a violation, and the host kills the plugin for it.
+        sys.stderr.buffer.write(b"<4>stderr \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
+        sys.stderr.flush()
         with lock:
             sys.stdout.buffer.write(b"not json \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
             sys.stdout.flush()
-        sys.stderr.buffer.write(b"<4>stderr \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
-        sys.stderr.flush()
 
 
 def run_update(mid, method, params):
