@@ -55,6 +55,34 @@ struct SystemdLogTests {
         #expect(try daemon.terminate() == .exited(0))
     }
 
+    @Test("control bytes and bytes that are not UTF-8 from a plugin reach the journal escaped, as text")
+    func escapedRecords() throws {
+        let scratch = DaemonScratch()
+        let journal = try JournalListener(scratch: scratch)
+        scratch.write("mobiusd.json", PluginFixtures.config(plugins: ["worker": PluginFixtures.behave()]))
+        let (daemon, _) = try Self.start(
+            scratch: scratch, launcher: JournalListener.launcher(journalDirectory: journal.directory),
+            arguments: ["--config", scratch.file("mobiusd.json")])
+        let client = try daemon.connect()
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "controls"])).isAck)
+        // The stderr line and the violation come in either order.
+        var stderrLine: [String: String] = [:]
+        var violation: [String: String] = [:]
+        _ = try journal.next { record in
+            let message = record["MESSAGE"] ?? ""
+            if message.hasPrefix("plugin worker: stderr") { stderrLine = record }
+            if message.contains("broke the protocol") { violation = record }
+            return !stderrLine.isEmpty && !violation.isEmpty
+        }
+        let shown = #"\x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 é"#
+        #expect(stderrLine["MESSAGE"] == "plugin worker: stderr " + shown, "\(stderrLine)")
+        #expect(violation["MESSAGE"]?.hasSuffix(": not json " + shown) == true, "\(violation)")
+        for record in [stderrLine, violation] {
+            #expect(!(record["MESSAGE"] ?? "").unicodeScalars.contains { $0.value < 0x20 }, "\(record)")
+        }
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
     @Test("--log-level warning keeps notices out of the journal and lets errors through")
     func levelFilter() throws {
         let scratch = DaemonScratch()

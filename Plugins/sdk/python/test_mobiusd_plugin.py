@@ -88,6 +88,19 @@ class EffectTests(unittest.TestCase):
         # The plugin still works.
         self.assertIn("result", self.plugin.call("effect", {"effect": "echo"}))
 
+    def test_an_exception_other_than_plugin_error_logs_its_traceback(self):
+        self.assertIn("ZeroDivisionError", self.plugin.call("effect", {"effect": "crash"})["error"]["message"])
+        self.plugin.close()
+        self.assertIn("<3>Traceback (most recent call last):", self.plugin.stderr_lines)
+        self.assertIn("<3>ZeroDivisionError: division by zero", self.plugin.stderr_lines)
+
+    def test_sys_exit_in_a_handler_is_the_plugins_exit_status(self):
+        for key, status in (("exit", 4), ("exitAsync", 5)):
+            with PluginProcess(FIXTURE) as plugin:
+                plugin.initialize()
+                plugin.effect({"type": key, "status": status})
+                self.assertEqual(plugin.process.wait(timeout=20), status, key)
+
     def test_unknown_and_unroutable_effects_and_bad_params(self):
         self.assertIn('no handler for key "nope"', self.plugin.call("effect", {"effect": "nope"})["error"]["message"])
         self.assertIn("unroutable", self.plugin.call("effect", {"effect": {"a": 1, "b": 2}})["error"]["message"])
@@ -215,6 +228,26 @@ class UpdateTests(unittest.TestCase):
         self.assertEqual(self.plugin.call("updateBatch", {"model": 1, "events": ["x", {"type": "reject"}]})["result"],
                          {"results": [{}, {"error": {"code": -32000, "message": "reject refused at 1"}}]})
         self.assertEqual(self.plugin.call("updateBatch", {"model": 1, "events": []})["result"], {"results": []})
+
+    def test_sys_exit_in_update_is_the_plugins_exit_status(self):
+        self.plugin.request("update", {"model": 1, "event": {"type": "exit", "status": 3}})
+        self.assertEqual(self.plugin.process.wait(timeout=20), 3)
+
+    def test_an_update_that_raises_crashes_the_plugin_with_its_traceback(self):
+        for method, params in (("update", {"model": 1, "event": {"type": "boom"}}),
+                               ("updateBatch", {"model": 1, "events": [{"type": "inc"}, {"type": "boom"}]})):
+            with PluginProcess(FIXTURE) as plugin:
+                plugin.initialize()
+                self.assertEqual(plugin.read()["params"]["event"]["type"], "started")
+                plugin.request(method, params)
+                self.assertEqual(plugin.process.wait(timeout=20), 1, method)
+                sent = []
+                while (message := plugin.read()) is not None:
+                    sent.append(message)
+                plugin.kill()  # waits for the rest of stderr
+                self.assertEqual(sent, [], "no answer blames the event: %s" % method)
+                self.assertIn("<3>Traceback (most recent call last):", plugin.stderr_lines, method)
+                self.assertIn("<3>ZeroDivisionError: division by zero", plugin.stderr_lines, method)
 
     def test_batch_matches_one_at_a_time(self):
         events = [{"type": t} for t in ("inc", "reject", "x", "inc", "inc", "reject")]

@@ -23,7 +23,7 @@ extension DBusMessage {
             values.append(try reader.value(&iterator, depth: 1))
             dbus_message_iter_next(&iterator)
         }
-        return (values, reader.values * 32 + reader.stringBytes)
+        return (values, reader.values * DBusReadLimits.valueCost + reader.stringBytes)
     }
 
     /// The header fields a match rule looks at, with the first `stringArguments` arguments' text when they are

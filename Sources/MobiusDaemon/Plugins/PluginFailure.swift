@@ -4,7 +4,7 @@ import MobiusJSON
 enum PluginFailure: String, Sendable {
     /// No progress within the plugin's `timeout`; the host sent `cancel`.
     case timeout = "Timeout"
-    /// The plugin exited or crashed with the effect in flight.
+    /// The plugin exited, crashed or closed its stdout with the effect in flight.
     case pluginExited = "PluginExited"
     /// The plugin answered with a JSON-RPC error.
     case pluginError = "PluginError"

@@ -18,6 +18,10 @@ extension PluginRunner {
             violation("a stdout line over maxLineBytes (\(spec.config.maxLineBytes) bytes)", line: prefix[...])
         case .stderrLine(let line):
             stderrLine(line)
+        case .stdoutClosed:
+            pipeClosed("stdout")
+        case .stdinBroken:
+            pipeClosed("stdin")
         case .exited(let termination):
             processExited(termination)
         }

@@ -22,6 +22,11 @@ Effects {"type":"job","do":X}:
   flood         writes options.count unsolicited events as fast as it can
   huge          writes one line of options.bytes bytes ; pollute  writes "hello" to stdout
   child         starts `sleep 300` in its process group and writes its pid to options.childPidFile, then exits
+  stubborn-child  starts a child in its process group that ignores SIGTERM, writes its pid to options.childPidFile
+                and answers (the plugin itself goes on; its child must be SIGKILLed)
+  close-stdout  closes its stdout and keeps running (never answers again)
+  controls      writes a stdout line with a NUL, an ESC and a BEL byte and bytes that are not UTF-8, and a stderr
+                line with the same bytes
 Cancels are recorded: each `cancel` notification appends its id to options.cancelFile.
 """
 import json
@@ -38,11 +43,14 @@ if not os.environ.get("MOBIUSD_PLUGIN"):
 
 lock = threading.Lock()
 options = {}
+stdout_closed = False
 
 
 def send(message):
     message["jsonrpc"] = "2.0"
     with lock:
+        if stdout_closed:
+            return
         sys.stdout.write(json.dumps(message) + "\n")
         sys.stdout.flush()
 
@@ -102,6 +110,24 @@ def run_effect(mid, effect):
         with open(options["childPidFile"], "w") as f:
             f.write(str(child.pid))
         os._exit(0)
+    elif action == "stubborn-child":
+        ignoring = "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " \
+            "open(sys.argv[1], 'w').write(str(__import__('os').getpid())); time.sleep(300)"
+        subprocess.Popen([sys.executable, "-c", ignoring, options["childPidFile"]], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        answer(mid, {})
+    elif action == "close-stdout":
+        global stdout_closed
+        with lock:
+            stdout_closed = True
+            os.close(1)
+    elif action == "controls":
+        # stderr first: the stdout line is a violation, and the host kills the plugin for it.
+        sys.stderr.buffer.write(b"<4>stderr \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
+        sys.stderr.flush()
+        with lock:
+            sys.stdout.buffer.write(b"not json \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
+            sys.stdout.flush()
 
 
 def run_update(mid, method, params):
