@@ -2,7 +2,7 @@ import Foundation
 import MobiusJSON
 import Testing
 
-/// PROTOCOL 2.3: a plugin's host-side queue is bounded by pushing back, never by dropping. When a plugin has
+/// docs/protocol.md 2.3: a plugin's host-side queue is bounded by pushing back, never by dropping. When a plugin has
 /// `maxQueued` effects waiting, the daemon stops taking events from the edges (clients, D-Bus, timers) until the
 /// queue drains, while plugin results and plugin events keep flowing; the update plugin's channel is always read.
 @Suite(.serialized, .timeLimit(.minutes(4)))

@@ -2,7 +2,7 @@ import Glibc
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 2.1, 2.2, 2.4: start-up handshakes that fail, the start limit, protocol violations, shutdown
+/// docs/protocol.md 2.1, 2.2, 2.4: start-up handshakes that fail, the start limit, protocol violations, shutdown
 /// escalation, process groups, and routing conflicts.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct PluginLifecycleTests {

@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL 2.5: an event the update plugin dies on every time is rejected alone with `PluginCrashed`; the rest of
+/// docs/protocol.md 2.5: an event the update plugin dies on every time is rejected alone with `PluginCrashed`; the rest of
 /// its batch is applied, and those deaths do not use up the plugin's restart budget.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct UpdatePluginPoisonTests {

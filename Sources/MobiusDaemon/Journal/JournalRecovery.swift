@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 
 /// Start-up: finds the newest valid snapshot and the journal records after it, checks every byte on the way, and
-/// hands the records to the loop in order (PROTOCOL.md 5).
+/// hands the records to the loop in order (docs/protocol.md 5).
 ///
 /// The end of the log is the first bad position after which no valid record with a later seq can be found: what
 /// follows it (a write a crash cut short, junk in blocks never synced) is cut off with a warning. Damage that a

@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// The `log` stream's items (PROTOCOL.md 1.2), written straight from journal records.
+/// The `log` stream's items (docs/protocol.md 1.2), written straight from journal records.
 enum LogLine {
     /// `{"seq":N,"time":"RFC3339","event":E}` and a newline.
     static func append(_ record: JournalRecord, to output: inout [UInt8]) {

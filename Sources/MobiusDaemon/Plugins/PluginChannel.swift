@@ -4,7 +4,7 @@ import MobiusSystem
 /// lines (at most `maxLineBytes`), its stderr split into lines for the log, and its pidfd telling when it ended.
 ///
 /// Reading stdout pauses while `mayRead` says no (the loop's queue is full): the plugin then blocks on its own
-/// write, which is the backpressure PROTOCOL.md asks for instead of unbounded memory.
+/// write, which is the backpressure docs/protocol.md asks for instead of unbounded memory.
 final class PluginChannel {
     /// What happened on the channel.
     enum Event {

@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// Why an effect sent to a plugin failed: the `error.code` of an `onError` event (PROTOCOL.md 2.3).
+/// Why an effect sent to a plugin failed: the `error.code` of an `onError` event (docs/protocol.md 2.3).
 enum PluginFailure: String, Sendable {
     /// No progress within the plugin's `timeout`; the host sent `cancel`.
     case timeout = "Timeout"

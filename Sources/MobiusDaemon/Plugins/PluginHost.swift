@@ -1,7 +1,7 @@
 import MobiusJSON
 import MobiusSystem
 
-/// The daemon's plugins (PROTOCOL.md section 2): starts and supervises each one on the reactor, routes effects to
+/// The daemon's plugins (docs/protocol.md section 2): starts and supervises each one on the reactor, routes effects to
 /// them by key, and hands what they send to the loop.
 ///
 /// Start-up waits until every plugin has settled its first start (initialized, or failed to start): the loop
@@ -78,7 +78,7 @@ final class PluginHost: PluginRunnerOwner {
         settled()
     }
 
-    /// Shuts every plugin down (PROTOCOL.md 2.2) and calls `done` when all have ended.
+    /// Shuts every plugin down (docs/protocol.md 2.2) and calls `done` when all have ended.
     func stop(then finished: @escaping () -> Void) {
         stopping = true
         let done = { [unowned self] in

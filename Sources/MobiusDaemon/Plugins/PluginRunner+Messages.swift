@@ -66,7 +66,7 @@ extension PluginRunner {
                     violation("an \"event\" notification whose \"id\" is not an integer", line: line)
                     return
                 }
-                // Events for an effect that has ended (cancelled, timed out) are dropped, as PROTOCOL.md 2.3 says.
+                // Events for an effect that has ended (cancelled, timed out) are dropped, as docs/protocol.md 2.3 says.
                 guard case .effect? = inFlight[number] else { return }
             } else {
                 guard state == .running else {

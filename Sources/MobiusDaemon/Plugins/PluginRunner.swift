@@ -1,7 +1,7 @@
 import MobiusJSON
 import MobiusSystem
 
-/// One configured plugin on the reactor: starts it, speaks the protocol, supervises it (PROTOCOL.md 2.2-2.5).
+/// One configured plugin on the reactor: starts it, speaks the protocol, supervises it (docs/protocol.md 2.2-2.5).
 ///
 /// Lifecycle: `starting` (spawned, `initialize` sent, start timeout running) → `running` (effects and updates go
 /// out) → on exit, crash or protocol violation every in-flight effect fails at once, update requests wait to be
@@ -376,7 +376,7 @@ final class PluginRunner {
 
     // MARK: - Stopping
 
-    /// Shuts the plugin down for good (PROTOCOL.md 2.2) and calls `done` once its process has ended.
+    /// Shuts the plugin down for good (docs/protocol.md 2.2) and calls `done` once its process has ended.
     func stop(then done: @escaping () -> Void) {
         stopRequested = true
         if let restartTimer { reactor.cancel(restartTimer) }
@@ -422,7 +422,7 @@ final class PluginRunner {
 
     // MARK: - Status
 
-    /// The plugin's `status` entry (PROTOCOL.md 1.3).
+    /// The plugin's `status` entry (docs/protocol.md 1.3).
     var statusJSON: JSONValue {
         .object([
             "state": .string(state.rawValue),

@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 
 /// A configured plugin resolved for starting: program path, argv, the exact environment and the account
-/// (PROTOCOL.md 2.1). Built once at start-up (and by `--check`), so no lookup blocks the reactor later.
+/// (docs/protocol.md 2.1). Built once at start-up (and by `--check`), so no lookup blocks the reactor later.
 struct PluginSpec: Sendable {
     let name: String
     let program: String

@@ -1,7 +1,7 @@
 import MobiusCore
 import MobiusJSON
 
-/// The app's update as a plugin (PROTOCOL.md 2.5): `init` and `update`, or `updateBatch` for plugins that announce
+/// The app's update as a plugin (docs/protocol.md 2.5): `init` and `update`, or `updateBatch` for plugins that announce
 /// `batch`, one request at a time, in event order, through the plugin's runner.
 ///
 /// A batch holds the events of one segment of a pass (the loop splits a pass where it reads the model), at most

@@ -11,25 +11,6 @@ struct RepositoryHygieneTests {
         "../" + "shared", "shared" + "/", "PROTOCOL" + ".md", "DESIGN" + ".md", "STYLE" + ".md",
     ]
 
-    /// Files still citing the outside protocol document by its old name while other work on them is under way;
-    /// `sed -i 's#PROTOCOL\.md#docs/protocol.md#g; s#PROTOCOL \([0-9]\)#docs/protocol.md \1#g'` on them empties it.
-    static let notYetConverted: Set<String> = [
-        "Sources/MobiusDaemon/Journal/DaemonJournal.swift", "Sources/MobiusDaemon/Journal/JournalRecovery.swift",
-        "Sources/MobiusDaemon/Journal/LogLine.swift", "Sources/MobiusDaemon/Journal/LogRequest.swift",
-        "Sources/MobiusDaemon/Journal/StateDirectory.swift", "Sources/MobiusDaemon/Plugins/PluginChannel.swift",
-        "Sources/MobiusDaemon/Plugins/PluginCheck.swift", "Sources/MobiusDaemon/Plugins/PluginFailure.swift",
-        "Sources/MobiusDaemon/Plugins/PluginHost.swift", "Sources/MobiusDaemon/Plugins/PluginMessage.swift",
-        "Sources/MobiusDaemon/Plugins/PluginRunner+Messages.swift", "Sources/MobiusDaemon/Plugins/PluginRunner.swift",
-        "Sources/MobiusDaemon/Plugins/PluginSpec.swift", "Sources/MobiusDaemon/Plugins/PluginState.swift",
-        "Sources/MobiusDaemon/Plugins/PluginUpdateDriver.swift", "Sources/MobiusDaemon/Runtime/DaemonLoop+Log.swift",
-        "Sources/MobiusDaemon/Runtime/DaemonLoop+Replay.swift", "Tests/IntegrationTests/JournalLogTests.swift",
-        "Tests/IntegrationTests/JournalRecoveryTests.swift", "Tests/IntegrationTests/JournalStorageFailureTests.swift",
-        "Tests/IntegrationTests/PluginAccountTests.swift", "Tests/IntegrationTests/PluginBackpressureTests.swift",
-        "Tests/IntegrationTests/PluginEffectTests.swift", "Tests/IntegrationTests/PluginLifecycleTests.swift",
-        "Tests/IntegrationTests/PluginReloadTests.swift", "Tests/IntegrationTests/UpdatePluginRecoveryTests.swift",
-        "Tests/IntegrationTests/UpdatePluginTests.swift",
-    ]
-
     /// Every file of the package, relative to it, without build products, caches and git's own files.
     static func packageFiles() -> [String] {
         let enumerator = FileManager.default.enumerator(atPath: DocCatalog.packageDirectory)
@@ -49,7 +30,7 @@ struct RepositoryHygieneTests {
     @Test("no file refers to a document outside the repository")
     func nothingPointsOutside() throws {
         var offenders: [String] = []
-        for file in Self.packageFiles() where !Self.notYetConverted.contains(file) {
+        for file in Self.packageFiles() {
             guard let bytes = try? FileSystem.read("\(DocCatalog.packageDirectory)/\(file)") else { continue }
             let text = String(decoding: bytes, as: UTF8.self)
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -61,10 +42,6 @@ struct RepositoryHygieneTests {
             }
         }
         #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
-        for file in Self.notYetConverted {
-            #expect(
-                FileSystem.exists("\(DocCatalog.packageDirectory)/\(file)"), "\(file) is gone: drop it from the list")
-        }
     }
 
     @Test(
