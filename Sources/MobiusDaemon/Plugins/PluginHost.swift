@@ -129,6 +129,15 @@ final class PluginHost: PluginRunnerOwner {
                 continue
             }
             let old = runners[index]
+            if spec.name == updatePlugin, old.state == .running,
+                old.startedFiles != spec.files.map(FileSystem.version)
+            {
+                // Editing the update plugin and reloading is the edit loop: the same runner starts the new files,
+                // the loop keeps its model, and nothing is replayed.
+                old.restartNow()
+                changes.append("\(spec.name) restarted (its files changed; the model is kept)")
+                continue
+            }
             guard old.spec.fingerprint != spec.fingerprint else { continue }
             guard spec.name != updatePlugin else {
                 changes.append("\(spec.name) changed but is the update: it takes effect at the next restart")

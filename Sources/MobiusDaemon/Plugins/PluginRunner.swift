@@ -53,6 +53,11 @@ final class PluginRunner {
     /// Whether `waiting` has reached `maxQueued` and not yet drained to half of it: the daemon's edges wait.
     var pushingBack = false
     var stderrTail: [String] = []
+    /// The versions of the plugin's program and of the arguments that name files (its script), as of its last
+    /// start: a reload restarts an update plugin whose files changed.
+    private(set) var startedFiles: [FileVersion?] = []
+    /// Set by `restartNow`: the exit that follows is not a death of whatever update request is in flight.
+    private var restartRequested = false
     /// Why the last start ended, for `--check` and `status`.
     private(set) var lastProblem: String?
 
@@ -87,8 +92,10 @@ final class PluginRunner {
         let now = SystemProcess.monotonicNanoseconds()
         startTimes.append(now)
         exitReason = nil
+        restartRequested = false
         keys = []
         stderrTail = []
+        startedFiles = spec.files.map(FileSystem.version)
         let process: PipedProcess
         do {
             process = try PipedProcess.spawn(
@@ -281,7 +288,7 @@ final class PluginRunner {
             switch call {
             case .effect(let effect, _): fail(effect, code, message)
             case .update(let update):
-                update.deaths += 1
+                if !restartRequested { update.deaths += 1 }
                 guard !stopRequested, update.deaths >= spec.config.crashesPerEvent else {
                     resend.append(update)
                     continue
@@ -367,6 +374,7 @@ final class PluginRunner {
         restartTimer = nil
         if let channel {
             exitReason = (.pluginExited, "was restarted on request")
+            restartRequested = true
             channel.process.signalGroup(.terminate)
             return
         }

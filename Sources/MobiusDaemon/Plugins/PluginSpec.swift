@@ -11,6 +11,10 @@ struct PluginSpec: Sendable {
     let credentials: PipedProcess.Credentials?
     let config: DaemonConfig.Plugin
 
+    /// The program and the arguments that are paths (containing a `/`): the files whose change a reload notices
+    /// for an update plugin.
+    var files: [String] { [program] + arguments.filter { $0.contains("/") } }
+
     /// Variables passed through from the daemon's own environment when set.
     static let inherited = ["PATH", "HOME", "LANG", "LC_ALL", "TZ"]
 
