@@ -298,7 +298,7 @@ extension DaemonRuntime: ControlCommandHandler {
                 reply(JSONLine.error(.unavailable, "this daemon cannot reload", line: line))
                 return
             }
-            reloader.reload { outcome in
+            reloader.reload("reload command") { outcome in
                 switch outcome {
                 case .applied(let reloaded, let needRestart):
                     reply(

@@ -37,7 +37,7 @@ final class ConfigReloader<Model, Event, Effect> {
 
     /// Starts a reload (a SIGHUP arrived, or a `reload` command); `done` gets its outcome. One asked for while a
     /// reload runs gets the outcome of the next one, which reads the file again.
-    func reload(then done: ((Outcome) -> Void)? = nil) {
+    func reload(_ trigger: String = "SIGHUP", then done: ((Outcome) -> Void)? = nil) {
         guard !inProgress else {
             again = true
             if let done { waitingAgain.append(done) }
@@ -46,13 +46,13 @@ final class ConfigReloader<Model, Event, Effect> {
         if let done { waiting.append(done) }
         runtime.systemd.beginReload()
         guard let file = current.options.configFile else {
-            runtime.log.notice("reload: no --config, nothing to reload")
+            runtime.log.notice("\(trigger): no --config, nothing to reload")
             runtime.systemd.endReload(outcome: "reloaded: nothing to reload (no --config)")
             tell(.applied(reloaded: [], needRestart: []))
             return
         }
         inProgress = true
-        runtime.log.notice("reloading \(file)")
+        runtime.log.notice("\(trigger): reloading \(file)")
         let base = Carried(value: current)
         let reloader = ReactorBound(value: self)
         let waker = runtime.reactor.waker
