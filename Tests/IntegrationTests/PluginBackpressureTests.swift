@@ -88,6 +88,28 @@ struct PluginBackpressureTests {
         try daemon.terminate()
     }
 
+    /// A `mobiusd.after` timer that fires while a plugin pushes back is an edge too: its event waits (counted in
+    /// `queues.timer`) and is applied once the queue has drained, not dropped and not let past.
+    @Test func aTimerEventWaitsWhileAPluginPushesBack() throws {
+        let fx = PluginFixtures.behave(options: [:], ["maxQueued": 2, "concurrency": 1, "timeout": 2])
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let client = try daemon.connect()
+        let timer: JSONValue = ["type": "mobiusd.after", "ms": 300, "event": ["type": "add", "n": 5]]
+        #expect(try client.request(PluginFixtures.emit(timer)).seq == 1)
+        let hang = PluginFixtures.emit(["type": "job", "do": "hang"])
+        let replies = try pipeline([hang, hang, hang], on: client)
+        #expect(replies.map(\.seq) == [2, 3, 4], "\(replies)")
+        Thread.sleep(forTimeInterval: 0.8)
+        let held = try client.request("status")
+        #expect(held["plugins"]?["fx"]?["pushingBack"] == true, "\(held)")
+        #expect(held["queues"]?["timer"] == 1 && held.seq == 4, "the timer's event waits: \(held)")
+        try DaemonTraffic.eventually("the timer's event is applied once fx has drained", timeout: .seconds(20)) {
+            try client.request("model").model?["total"] == 5
+        }
+        #expect(try client.request("ping").seq == 5)
+        try daemon.terminate()
+    }
+
     /// An update plugin that takes a second per batch, while an effect plugin floods 200,000 events of its own:
     /// the flood fills the loop's queue while an update is in flight.
     private func slowUpdateFloodConfig() -> String {
