@@ -53,6 +53,32 @@ struct MobiusctlControlTests {
         #expect(try sandbox.ctlAtSocket("send", #"{"type":"increment"}"#).exit == .exited(0))
     }
 
+    /// The user unit's `ExecReload=` as systemd runs it (`%t` the runtime directory, `%i` the instance), against a
+    /// daemon on the unit's socket: what `systemctl --user reload` waits for and hands on.
+    @Test func theUserUnitsExecReloadFailsWhenTheConfigIsRefused() throws {
+        let unit = try String(
+            contentsOfFile: "\(DocCatalog.packageDirectory)/systemd/user/mobiusd@.service", encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecReload=") })
+        let words = line.dropFirst("ExecReload=".count).split(separator: " ").map(String.init)
+        #expect(words.first == "/usr/local/bin/mobiusctl", "\(line)")
+        let sandbox = CtlSandbox()
+        let runtime = try #require(sandbox.environment["XDG_RUNTIME_DIR"])
+        let arguments = words.dropFirst().map {
+            $0.replacingOccurrences(of: "%t", with: runtime).replacingOccurrences(of: "%i", with: "garage")
+        }
+        let path = sandbox.directory + "/garage.json"
+        try #"{"app":"garage","update":{"builtin":"counter"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try sandbox.startDaemon(defaultSocket: true, arguments: ["--config", path, "--ephemeral"])
+        let accepted = try sandbox.ctl(arguments)
+        #expect(accepted.exit == .exited(0), "\(accepted)")
+        #expect(accepted.stdout.hasPrefix("reloaded: "), "a summary for the journal: \(accepted)")
+        try #"{"app":"garage","update":{"builtin":"counter"},"access":{"write":["nobody-here-at-all"]}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let refused = try sandbox.ctl(arguments)
+        #expect(refused.exit == .exited(1), "\(refused)")
+        #expect(refused.stderr.contains("access.write[0]"), "the key: \(refused)")
+    }
+
     @Test func pluginRestartReportsTheStateOrExitsOneForAnUnknownPlugin() throws {
         let (sandbox, _) = try Self.start(config: PluginFixtures.config(plugins: ["worker": PluginFixtures.behave()]))
         let restarted = try sandbox.ctlAtSocket("--human", "plugin", "restart", "worker")
