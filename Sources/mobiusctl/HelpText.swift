@@ -17,7 +17,7 @@ enum HelpText {
                                   print the journaled events after seq N
           hello                   print the daemon's name, version, app and seq
           ping                    wait until the daemon has handled everything before; print its seq
-          reload                  make the daemon read its config again; print what changed (waits up to 90 s)
+          reload                  make the daemon read its config again and wait (up to 90 s) for the outcome
           plugin restart NAME     start plugin NAME again, a failed one too
           help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
 

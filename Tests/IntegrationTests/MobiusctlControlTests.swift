@@ -1,5 +1,6 @@
 import Foundation
 import MobiusJSON
+import MobiusSystem
 import Testing
 
 /// `mobiusctl reload` and `mobiusctl plugin restart NAME` against a real mobiusd: the exit status is the outcome
@@ -77,6 +78,21 @@ struct MobiusctlControlTests {
         let refused = try sandbox.ctl(arguments)
         #expect(refused.exit == .exited(1), "\(refused)")
         #expect(refused.stderr.contains("access.write[0]"), "the key: \(refused)")
+    }
+
+    /// A daemon that never answers (here a socket nobody accepts on: the request sits in its backlog) does not hold
+    /// `ExecReload=` forever: after 90 s, systemd's own limit, mobiusctl gives up with exit status 3.
+    @Test func aReloadWithoutAnswerGivesUpAfterNinetySeconds() throws {
+        let sandbox = CtlSandbox()
+        let mute = try UnixSocket.listen(path: sandbox.socketPath)
+        defer { mute.close() }
+        let started = ContinuousClock.now
+        let child = try sandbox.spawnCtl(["--socket", sandbox.socketPath, "reload"])
+        let run = CtlRun(exit: try child.wait(timeout: .seconds(110)), stdout: child.stdout, stderr: child.stderr)
+        let waited = ContinuousClock.now - started
+        #expect(run.exit == .exited(3), "\(run)")
+        #expect(run.stderr == "mobiusctl: \(sandbox.socketPath): no answer within 90 s; the reload may still finish\n")
+        #expect(waited >= .seconds(89) && waited < .seconds(110), "\(waited)")
     }
 
     @Test func pluginRestartReportsTheStateOrExitsOneForAnUnknownPlugin() throws {
