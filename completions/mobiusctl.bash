@@ -4,7 +4,7 @@
 
 _mobiusctl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="send model watch status monitor log hello ping help"
+    local commands="send model watch status monitor log hello ping reload plugin help"
     local options="--socket --app --json --human --help --version"
     # `--socket=PATH`: bash splits the word at `=` (COMP_WORDBREAKS), so the value is its own word after "=".
     if [[ $prev == "=" && COMP_CWORD -ge 2 ]]; then
@@ -39,6 +39,17 @@ _mobiusctl() {
     case $command in
         model | watch) options+=" --path" ;;
         log) options+=" --since --follow --limit" ;;
+        plugin)
+            # `plugin restart NAME`: the action right after the command, then a plugin name nobody can guess here.
+            if [[ $cur != -* ]]; then
+                if ((COMP_CWORD == i + 1)); then
+                    mapfile -t COMPREPLY < <(compgen -W "restart" -- "$cur")
+                else
+                    COMPREPLY=()
+                fi
+                return
+            fi
+            ;;
         help)
             if [[ $cur != -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")

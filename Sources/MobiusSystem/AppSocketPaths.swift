@@ -21,6 +21,14 @@ package enum AppSocketPaths {
         return privateFallback(app: app, userID: userID)
     }
 
+    /// Where mobiusctl's `--app NAME` looks, in order, taking the first that is a socket: the daemon's default in
+    /// this environment, the default without XDG_RUNTIME_DIR (when that is another path), the system units' path.
+    package static func searched(app: String, runtimeDirectory: String?, userID: UInt32) -> [String] {
+        let fallback = privateFallback(app: app, userID: userID)
+        let primary = daemonDefault(app: app, runtimeDirectory: runtimeDirectory, userID: userID)
+        return (primary == fallback ? [] : [primary]) + [fallback, systemUnit(app: app)]
+    }
+
     /// `/tmp/mobiusd-<uid>/<app>.sock`, the daemon's default without XDG_RUNTIME_DIR.
     package static func privateFallback(app: String, userID: UInt32) -> String {
         "/tmp/mobiusd-\(userID)/\(app).sock"

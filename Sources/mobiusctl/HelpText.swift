@@ -17,6 +17,8 @@ enum HelpText {
                                   print the journaled events after seq N
           hello                   print the daemon's name, version, app and seq
           ping                    wait until the daemon has handled everything before; print its seq
+          reload                  make the daemon read its config again and wait (up to 90 s) for the outcome
+          plugin restart NAME     start plugin NAME again, a failed one too
           help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
 
         Options (before or after the command):
@@ -30,8 +32,9 @@ enum HelpText {
           -h, --help      print help
           --version       print mobiusctl's version
 
-        Exit status: 0 ok; 1 the daemon answered with an error; 2 usage error or invalid JSON;
-        3 the daemon could not be reached or closed the connection before answering.
+        Exit status: 0 ok; 1 the daemon answered with an error (for reload: the config was refused);
+        2 usage error or invalid JSON; 3 the daemon could not be reached, closed the connection before answering,
+        or did not answer reload within 90 s.
         """
 
     /// Help for one command, or `nil` when there is no such command.
@@ -98,6 +101,24 @@ enum HelpText {
                 Waits until the daemon has handled every earlier request on the connection and prints
                 "ok, seq N" (the last applied event).
                 """
+        case "reload":
+            return """
+                Usage: \(usage("reload"))
+
+                Asks the daemon to read its config file again and apply it, as SIGHUP does, and waits for the
+                outcome (up to 90 s): prints "reloaded: PARTS" and, for keys that take effect only at the next
+                start, "needs a restart to take effect: KEYS"; exit 0. A config the daemon refuses changes
+                nothing: the reason, which names the key, goes to stderr and the exit status is 1. The systemd
+                units run it as ExecReload=, so `systemctl reload` waits for it and fails with it.
+                """
+        case "plugin":
+            return """
+                Usage: \(usage("plugin"))
+
+                Restarts plugin NAME now, as after a crash but without waiting for its backoff, and prints
+                "plugin NAME: STATE". A failed plugin (its restart budget spent) starts again with a fresh
+                budget. An unknown NAME exits 1.
+                """
         case "help":
             return """
                 Usage: \(usage("help"))
@@ -117,6 +138,7 @@ enum HelpText {
         case "model": return "\(prefix) model [--path PTR]"
         case "watch": return "\(prefix) watch [--path PTR]"
         case "log": return "\(prefix) log [--since N] [--follow] [--limit K]"
+        case "plugin": return "\(prefix) plugin restart NAME"
         case "help": return "mobiusctl help [COMMAND]"
         case let name? where Command.names.contains(name): return "\(prefix) \(name)"
         default: return "\(prefix) COMMAND [OPTIONS]  (mobiusctl --help lists the commands)"

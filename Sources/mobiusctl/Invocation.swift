@@ -189,7 +189,7 @@ extension Command {
         switch name {
         case "model", "watch": allowed = ["--path"]
         case "log": allowed = ["--since", "--follow", "--limit"]
-        case "send", "status", "monitor", "hello", "ping": allowed = []
+        case "send", "status", "monitor", "hello", "ping", "reload", "plugin": allowed = []
         default: throw UsageError("unknown command \"\(name)\"", command: nil)
         }
         if let option = options.first(where: { !allowed.contains($0.name) }) {
@@ -215,6 +215,10 @@ extension Command {
             }
             return
         }
+        if name == "plugin" {
+            self = try Self.plugin(positionals)
+            return
+        }
         if let extra = positionals.first {
             throw UsageError("\(name) takes no argument \"\(extra)\"", command: name)
         }
@@ -237,7 +241,23 @@ extension Command {
         case "status": self = .status
         case "monitor": self = .monitor
         case "hello": self = .hello
+        case "reload": self = .reload
         default: self = .ping
+        }
+    }
+
+    /// `plugin restart NAME`, the only plugin action.
+    private static func plugin(_ positionals: [String]) throws(UsageError) -> Command {
+        guard let action = positionals.first else {
+            throw UsageError("plugin needs an action: plugin restart NAME", command: "plugin")
+        }
+        guard action == "restart" else {
+            throw UsageError("unknown plugin action \"\(action)\" (plugin restart NAME)", command: "plugin")
+        }
+        switch positionals.count {
+        case 1: throw UsageError("plugin restart needs a plugin name", command: "plugin")
+        case 2: return .restartPlugin(positionals[1])
+        default: throw UsageError("plugin restart takes one plugin name", command: "plugin")
         }
     }
 

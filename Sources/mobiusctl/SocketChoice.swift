@@ -30,7 +30,8 @@ struct SocketChoice: Equatable {
     ) -> SocketChoice {
         if let flag { return SocketChoice(path: flag, origin: .flag) }
         if let app {
-            let searched = Self.searched(app: app, runtimeDirectory: environment["XDG_RUNTIME_DIR"], userID: userID)
+            let searched = AppSocketPaths.searched(
+                app: app, runtimeDirectory: environment["XDG_RUNTIME_DIR"], userID: userID)
             return SocketChoice(
                 path: searched.first(where: isSocket) ?? searched[0], origin: .app(app, searched: searched))
         }
@@ -42,13 +43,6 @@ struct SocketChoice: Equatable {
             return SocketChoice(path: path, origin: .runtimeDirectory)
         }
         return SocketChoice(path: AppSocketPaths.privateFallback(app: "counter", userID: userID), origin: .fallback)
-    }
-
-    /// The paths where mobiusd may have put app `name`'s socket, the daemon's default in this environment first.
-    private static func searched(app name: String, runtimeDirectory: String?, userID: UInt32) -> [String] {
-        let fallback = AppSocketPaths.privateFallback(app: name, userID: userID)
-        let primary = AppSocketPaths.daemonDefault(app: name, runtimeDirectory: runtimeDirectory, userID: userID)
-        return (primary == fallback ? [] : [primary]) + [fallback, AppSocketPaths.systemUnit(app: name)]
     }
 
     /// One line saying how the path was chosen and how to choose another.

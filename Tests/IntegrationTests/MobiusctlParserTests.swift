@@ -146,6 +146,21 @@ import Testing
         #expect(try line(["monitor"]) == "monitor")
         #expect(try line(["hello"]) == "hello")
         #expect(try line(["ping"]) == "ping")
+        #expect(try line(["reload"]) == "reload")
+        #expect(try line(["plugin", "restart", "fx"]) == #"plugin {"restart":"fx"}"#)
+        #expect(try line(["plugin", "restart", "--", "-odd\"name"]) == #"plugin {"restart":"-odd\"name"}"#)
+    }
+
+    @Test(arguments: [
+        (["reload", "now"], "reload takes no argument \"now\""),
+        (["plugin"], "plugin needs an action: plugin restart NAME"),
+        (["plugin", "restart"], "plugin restart needs a plugin name"),
+        (["plugin", "restart", "a", "b"], "plugin restart takes one plugin name"),
+        (["plugin", "stop", "fx"], "unknown plugin action \"stop\" (plugin restart NAME)"),
+        (["reload", "--path", "/a"], "reload does not take --path"),
+    ])
+    func controlCommandUsageErrors(arguments: [String], message: String) {
+        #expect(usageError(arguments)?.message == message, "\(arguments)")
     }
 
     @Test func helpAndVersion() throws {

@@ -12,6 +12,8 @@ struct MobiusctlSocketTests {
             #expect(run.exit == .exited(0), "\(arguments): \(run)")
             #expect(run.stdout == "{\"ok\":true,\"seq\":0}\n")
         }
+        // A socket where --app does not look: the banner names it.
+        #expect(sandbox.daemon?.stdout.contains("  watch: mobiusctl --socket \(path) watch\n") == true)
     }
 
     @Test func environmentVariableAndItsPrecedence() throws {
@@ -42,6 +44,9 @@ struct MobiusctlSocketTests {
             #expect(run.exit == .exited(0), "\(arguments): \(run)")
             #expect(run.stdout.contains("\"app\":\"garage\""), "\(run)")
         }
+        // Where --app finds the socket, the banner says so rather than spelling out the path.
+        let banner = sandbox.daemon?.stdout ?? ""
+        #expect(banner.contains("  watch: mobiusctl --app garage watch\n"), "\(banner)")
         // An app nobody runs (a name no daemon of this host has, since the test cannot own /tmp/mobiusd-UID).
         let shed = "shed-\(UInt64.random(in: 0...UInt64.max))"
         let other = try sandbox.ctl(["--app", shed, "ping"])

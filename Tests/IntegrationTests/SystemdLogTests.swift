@@ -32,6 +32,11 @@ struct SystemdLogTests {
         let journal = try JournalListener(scratch: scratch)
         let (daemon, _) = try Self.start(
             scratch: scratch, launcher: JournalListener.launcher(journalDirectory: journal.directory))
+        // The start-up banner is a record like any other, not a line on stdout.
+        let banner = try journal.next { $0["MESSAGE"]?.contains("listening on") == true }
+        #expect(banner["PRIORITY"] == "5", "\(banner)")
+        #expect(
+            banner["MESSAGE"]?.hasPrefix("mobiusd ") == true && banner["MESSAGE"]?.contains(#"app "counter""#) == true)
         let ready = try journal.next { $0["MESSAGE"] == "ready" }
         #expect(ready["PRIORITY"] == "5")
         #expect(ready["SYSLOG_IDENTIFIER"] == "mobiusd")
@@ -39,6 +44,7 @@ struct SystemdLogTests {
         #expect(try daemon.terminate() == .exited(0))
         try journal.next { $0["MESSAGE"] == "stopped" }
         #expect(!daemon.standardError.contains("ready"), "\(daemon.standardError)")
+        #expect(daemon.standardOutput.isEmpty, "\(daemon.standardOutput)")
     }
 
     @Test("a plugin's stderr line reaches the journal with its priority and MOBIUSD_PLUGIN")
@@ -109,7 +115,9 @@ struct SystemdLogTests {
         try notify.next("STOPPING", "1")
         let lines = daemon.standardError.split(separator: "\n")
         #expect(lines.contains("<5>ready"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("<5>mobiusd ") && $0.contains(" listening on ") }, "\(lines)")
         #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
+        #expect(daemon.standardOutput.isEmpty, "\(daemon.standardOutput)")
     }
 
     @Test("a JOURNAL_STREAM that is not the daemon's stderr gives timestamped lines with levels")

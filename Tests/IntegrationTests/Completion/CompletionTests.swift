@@ -32,7 +32,9 @@ struct CompletionTests {
         return Set(run.stdoutLines)
     }
 
-    static let commands: Set = ["send", "model", "watch", "status", "monitor", "log", "hello", "ping", "help"]
+    static let commands: Set = [
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+    ]
     static let globalOptions: Set = ["--socket", "--app", "--json", "--human", "--help", "--version"]
 
     @Test(
@@ -43,12 +45,17 @@ struct CompletionTests {
             (["mobiusctl", "--js"], ["--json"]),
             (["mobiusctl", "--json", "wa"], ["watch"]),
             (["mobiusctl", "--socket", "/x.sock", "mo"], ["model", "monitor"]),
-            (["mobiusctl", "--socket", "=", "/x.sock", "p"], ["ping"]),
+            (["mobiusctl", "--socket", "=", "/x.sock", "p"], ["ping", "plugin"]),
             (["mobiusctl", "log", "--"], globalOptions.union(["--since", "--follow", "--limit"])),
             (["mobiusctl", "watch", "--p"], ["--path"]),
             (["mobiusctl", "model", "--path", ""], []),
             (["mobiusctl", "help", "mo"], ["model", "monitor"]),
             (["mobiusctl", "send", ""], []),
+            (["mobiusctl", "r"], ["reload"]),
+            (["mobiusctl", "plugin", ""], ["restart"]),
+            (["mobiusctl", "--json", "plugin", "re"], ["restart"]),
+            (["mobiusctl", "plugin", "restart", ""], []),
+            (["mobiusctl", "reload", ""], []),
             (["mobiusctl", "status", "--h"], ["--help", "--human"]),
             (["mobiusd", "--c"], ["--config", "--check"]),
             (["mobiusd", "--log-level", "w"], ["warning"]),
@@ -145,6 +152,8 @@ struct CompletionTests {
             ("mobiusctl log --", globalOptions.union(["--since", "--follow", "--limit"])),
             ("mobiusctl watch --", globalOptions.union(["--path"])),
             ("mobiusctl help mo", ["model", "monitor"]),
+            ("mobiusctl re", ["reload"]),
+            ("mobiusctl plugin ", ["restart"]),
             ("mobiusd --c", ["--config", "--check"]),
             ("mobiusd --log-level ", ["error", "warning", "notice", "info", "debug"]),
         ] as [(String, Set<String>)])
