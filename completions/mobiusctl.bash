@@ -18,7 +18,7 @@ _mobiusctl() {
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
-        --app | --path | --since | --limit)
+        --app | --path | --since | --limit | --timeout)
             COMPREPLY=()
             return
             ;;
@@ -27,7 +27,7 @@ _mobiusctl() {
     local i command=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            --socket | --app | --path | --since | --limit) ((i++)) ;;
+            --socket | --app | --path | --since | --limit | --timeout) ((i++)) ;;
             = | -*) ;;
             *)
                 [[ ${COMP_WORDS[i - 1]} == "=" ]] && continue
@@ -39,6 +39,7 @@ _mobiusctl() {
     case $command in
         model | watch) options+=" --path" ;;
         log) options+=" --since --follow --limit" ;;
+        reload) options+=" --timeout" ;;
         plugin)
             # `plugin restart NAME`: the action right after the command, then a plugin name nobody can guess here.
             if [[ $cur != -* ]]; then

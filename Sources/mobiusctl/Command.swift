@@ -18,8 +18,9 @@ enum Command: Equatable, Sendable {
     case hello
     /// `ping`.
     case ping
-    /// `reload`: the daemon reads its config again; answered once the outcome is known.
-    case reload
+    /// `reload`: the daemon reads its config again; answered once the outcome is known, waited for at most
+    /// `timeout` seconds (`--timeout`, default 90).
+    case reload(timeout: Int)
     /// `plugin restart NAME`: starts a plugin again, a `failed` one too.
     case restartPlugin(String)
 
@@ -66,11 +67,11 @@ enum Command: Equatable, Sendable {
     }
 
     /// How long to wait for the reply, in seconds, or `nil` to wait as long as it takes. A reload answers once the
-    /// new config is applied (plugins restarted, buses re-matched), which may take seconds; past 90 s, the longest
-    /// systemd waits for `ExecReload=` by default, nobody is waiting any more.
+    /// new config is applied (plugins restarted, buses re-matched), which may take seconds; past its timeout
+    /// (90 s by default, the longest systemd waits for `ExecReload=` by default) nobody is waiting any more.
     var replyTimeout: Int? {
         switch self {
-        case .reload: return 90
+        case .reload(let timeout): return timeout
         default: return nil
         }
     }

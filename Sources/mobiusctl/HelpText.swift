@@ -17,7 +17,7 @@ enum HelpText {
                                   print the journaled events after seq N
           hello                   print the daemon's name, version, app and seq
           ping                    wait until the daemon has handled everything before; print its seq
-          reload                  make the daemon read its config again and wait (up to 90 s) for the outcome
+          reload [--timeout S]    make the daemon read its config again and wait (up to S s, 90) for the outcome
           plugin restart NAME     start plugin NAME again, a failed one too
           help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
 
@@ -34,7 +34,7 @@ enum HelpText {
 
         Exit status: 0 ok; 1 the daemon answered with an error (for reload: the config was refused);
         2 usage error or invalid JSON; 3 the daemon could not be reached, closed the connection before answering,
-        or did not answer reload within 90 s.
+        or did not answer reload within its timeout (90 s unless --timeout says).
         """
 
     /// Help for one command, or `nil` when there is no such command.
@@ -106,10 +106,11 @@ enum HelpText {
                 Usage: \(usage("reload"))
 
                 Asks the daemon to read its config file again and apply it, as SIGHUP does, and waits for the
-                outcome (up to 90 s): prints "reloaded: PARTS" and, for keys that take effect only at the next
-                start, "needs a restart to take effect: KEYS"; exit 0. A config the daemon refuses changes
+                outcome: prints "reloaded: PARTS" and, for keys that take effect only at the next start,
+                "needs a restart to take effect: KEYS"; exit 0. A config the daemon refuses changes
                 nothing: the reason, which names the key, goes to stderr and the exit status is 1. The systemd
                 units run it as ExecReload=, so `systemctl reload` waits for it and fails with it.
+                  --timeout S  wait at most S seconds (1 to 86400; default 90), then exit 3
                 """
         case "plugin":
             return """
@@ -138,6 +139,7 @@ enum HelpText {
         case "model": return "\(prefix) model [--path PTR]"
         case "watch": return "\(prefix) watch [--path PTR]"
         case "log": return "\(prefix) log [--since N] [--follow] [--limit K]"
+        case "reload": return "\(prefix) reload [--timeout SECONDS]"
         case "plugin": return "\(prefix) plugin restart NAME"
         case "help": return "mobiusctl help [COMMAND]"
         case let name? where Command.names.contains(name): return "\(prefix) \(name)"

@@ -142,7 +142,7 @@ struct Invocation: Equatable, Sendable {
             case "--follow":
                 if inline != nil { record(UsageError("--follow takes no value", command: commandName)) }
                 commandOptions.append((name, nil))
-            case "--path", "--since", "--limit":
+            case "--path", "--since", "--limit", "--timeout":
                 if let value = value(for: name, inline: inline) { commandOptions.append((name, value)) }
             default:
                 record(UsageError("unknown option \(name)", command: commandName))
@@ -189,7 +189,8 @@ extension Command {
         switch name {
         case "model", "watch": allowed = ["--path"]
         case "log": allowed = ["--since", "--follow", "--limit"]
-        case "send", "status", "monitor", "hello", "ping", "reload", "plugin": allowed = []
+        case "reload": allowed = ["--timeout"]
+        case "send", "status", "monitor", "hello", "ping", "plugin": allowed = []
         default: throw UsageError("unknown command \"\(name)\"", command: nil)
         }
         if let option = options.first(where: { !allowed.contains($0.name) }) {
@@ -241,10 +242,20 @@ extension Command {
         case "status": self = .status
         case "monitor": self = .monitor
         case "hello": self = .hello
-        case "reload": self = .reload
+        case "reload":
+            let timeout = values["--timeout"].map { Int($0) } ?? Self.defaultReloadTimeout
+            guard let timeout, (1...86_400).contains(timeout) else {
+                throw UsageError(
+                    "--timeout needs whole seconds from 1 to 86400, not \"\(values["--timeout"] ?? "")\"",
+                    command: name)
+            }
+            self = .reload(timeout: timeout)
         default: self = .ping
         }
     }
+
+    /// How long `reload` waits for its answer unless `--timeout` says: systemd's default for `ExecReload=`.
+    static let defaultReloadTimeout = 90
 
     /// `plugin restart NAME`, the only plugin action.
     private static func plugin(_ positionals: [String]) throws(UsageError) -> Command {
