@@ -61,9 +61,8 @@ final class DaemonLoop<Model, Event, Effect> {
     private var heldEdgeInputs: [PassInput<Event>] = []
     /// An edge inbox (D-Bus) was left undrained because `backpressure` held the edges.
     private var edgeInboxesHeld = false
-    /// Whether the loop waits for `backpressure` to let go, and whether it has.
-    private var awaitingRelease = false
-    private var edgesReleased = false
+    /// Whether the loop has asked `backpressure` to say when it lets go of the edges, and whether it has.
+    private var release = EdgeRelease.notAsked
     /// Inboxes of producers on other threads, and whether each may have items.
     @exclusivity(unchecked) private var inboxes: [AttachedInbox] = []
     @exclusivity(unchecked) private var inboxesWithItems = false
@@ -225,19 +224,18 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Asks `backpressure` to say when it lets go of the edges (once, however many wait).
     private func awaitRelease() {
-        guard !awaitingRelease else { return }
-        awaitingRelease = true
+        guard case .notAsked = release else { return }
+        release = .awaited
         backpressure.notifyWhenReleased { [unowned self] in
-            awaitingRelease = false
-            edgesReleased = true
+            release = .arrived
             requestAnotherRound()
         }
     }
 
     /// The edges were let go: what they held goes in, in the order it came, and their waiters are told.
     private func reopenEdges() {
-        guard edgesReleased else { return }
-        edgesReleased = false
+        guard case .arrived = release else { return }
+        release = .notAsked
         let held = heldEdgeInputs
         heldEdgeInputs.removeAll()
         for input in held { enqueue(input) }

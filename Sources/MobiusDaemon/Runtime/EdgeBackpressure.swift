@@ -37,3 +37,11 @@ final class EdgeBackpressure {
         whenReleased.append(resume)
     }
 }
+
+/// The loop's side of `EdgeBackpressure`: it has not asked to be told of the release (nothing of the edges
+/// waits), it waits for the release, or the release has come and the next round lets the edges in.
+enum EdgeRelease {
+    case notAsked
+    case awaited
+    case arrived
+}
