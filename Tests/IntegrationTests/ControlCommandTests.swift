@@ -70,4 +70,23 @@ struct ControlCommandTests {
         #expect(try client.request(#"plugin {"stop":"fx"}"#).errorCode == "InvalidArgument")
         try daemon.terminate()
     }
+
+    /// A running plugin that ignores SIGTERM is still restarted: SIGKILL follows 2 s later.
+    @Test func aRunningPluginThatIgnoresSIGTERMIsRestartedAnyway() throws {
+        let fx = PluginFixtures.behave(options: ["mode": "ignore-term"], ["restart": PluginFixtures.quickRestart])
+        let config: JSONValue = ["app": "restarts", "update": ["builtin": "counter"], "plugins": ["fx": fx]]
+        let daemon = try DaemonProcess.start(config: String(decoding: config.encoded(), as: UTF8.self))
+        let client = try daemon.connect()
+        try DaemonTraffic.eventually("fx runs") {
+            try client.request("status")["plugins"]?["fx"]?["state"] == "running"
+        }
+        let before = try client.request("status")["plugins"]?["fx"]?["pid"]
+        #expect(try client.request(#"plugin {"restart":"fx"}"#).ok == true)
+        try DaemonTraffic.eventually("fx runs as a new process", timeout: .seconds(10)) {
+            let entry = try client.request("status")["plugins"]?["fx"]
+            return entry?["state"] == "running" && entry?["pid"] != before
+        }
+        #expect(daemon.standardError.contains("ignored SIGTERM for 2 s on its restart; sending SIGKILL"))
+        try daemon.terminate(timeout: .seconds(15))
+    }
 }

@@ -364,8 +364,9 @@ final class PluginRunner {
     }
 
     /// Restarts the plugin now and forgets its restart budget (`plugin {"restart":…}`, like `systemctl
-    /// reset-failed`): a failed or waiting plugin starts at once; a running one is ended (its in-flight effects fail
-    /// with `PluginExited`, as at any exit) and starts again after `restart.initialDelay`.
+    /// reset-failed`): a failed or waiting plugin starts at once; a running one is ended (SIGTERM to its group,
+    /// SIGKILL 2 s later; its in-flight effects fail with `PluginExited`, as at any exit) and starts again after
+    /// `restart.initialDelay`.
     func restartNow() {
         guard !stopRequested else { return }
         startTimes = []
@@ -375,7 +376,13 @@ final class PluginRunner {
         if let channel {
             exitReason = (.pluginExited, "was restarted on request")
             restartRequested = true
-            channel.process.signalGroup(.terminate)
+            let process = channel.process
+            process.signalGroup(.terminate)
+            escalationTimers.append(
+                reactor.after(nanoseconds: Self.escalationNanoseconds) { [unowned self] in
+                    log.warning("plugin \(name): ignored SIGTERM for 2 s on its restart; sending SIGKILL")
+                    process.signalGroup(.kill)
+                })
             return
         }
         restarts += 1
