@@ -76,6 +76,17 @@ class Daemon:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def wait_for_model(d, count, start):
+    """Polls `model` until it reaches count; returns the seconds since start."""
+    while True:
+        model = d.request("model")["model"]
+        if model >= count:
+            return time.perf_counter() - start
+        if time.perf_counter() - start > 300:
+            raise SystemExit("stalled at %d of %d: %s" % (model, count, d.request("status")["plugins"]))
+        time.sleep(0.002)
+
+
 SDK_PATH = {"PYTHONPATH": os.path.join(ROOT, "Plugins", "sdk", "python")}
 
 
@@ -90,14 +101,7 @@ def effects_run(bin_dir, plugin_exec, count, concurrency):
     pcpu0 = sum(cpu_seconds(p) for p in plugin_pid)
     start = time.perf_counter()
     d.conn.sendall(payload)
-    while True:
-        model = d.request("model")["model"]
-        if model >= count:
-            break
-        if time.perf_counter() - start > 300:
-            raise SystemExit("stalled at %d of %d: %s" % (model, count, d.request("status")["plugins"]))
-        time.sleep(0.002)
-    elapsed = time.perf_counter() - start
+    elapsed = wait_for_model(d, count, start)
     cpu = cpu_seconds(d.process.pid) - cpu0
     pcpu = sum(cpu_seconds(p) for p in plugin_pid) - pcpu0
     d.close()
@@ -171,14 +175,7 @@ def chain_run(bin_dir, plugin_exec, count):
     cpu0 = cpu_seconds(d.process.pid)
     start = time.perf_counter()
     d.conn.sendall(b'{"type":"go"}\n' * count)
-    while True:
-        model = d.request("model")["model"]
-        if model >= count:
-            break
-        if time.perf_counter() - start > 300:
-            raise SystemExit("stalled at %d of %d: %s" % (model, count, d.request("status")["plugins"]))
-        time.sleep(0.002)
-    elapsed = time.perf_counter() - start
+    elapsed = wait_for_model(d, count, start)
     cpu = cpu_seconds(d.process.pid) - cpu0
     worker = d.request("status")["plugins"]["worker"]
     assert worker["handled"] == count and worker["failed"] == 0, worker

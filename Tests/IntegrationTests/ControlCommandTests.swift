@@ -34,24 +34,13 @@ struct ControlCommandTests {
     @Test func aFailedPluginRestartsOnRequest() throws {
         let scratch = DaemonScratch()
         let broken = scratch.write("broken", "")
-        let wrapper = scratch.write(
-            "fx.sh",
-            """
-            #!/bin/sh
-            if [ -e '\(broken)' ]; then echo '<3>not configured yet' >&2; exit 1; fi
-            exec '\(PluginFixtures.behave)'
-            """)
-        try FileSystem.setMode(wrapper, 0o755)
+        let wrapper = try PluginFixtures.breakablePlugin(in: scratch, named: "fx.sh", stderr: "not configured yet")
         let fx: JSONValue = [
             "exec": [.string(wrapper)],
             "restart": ["initialDelay": 0.05, "maxDelay": 0.05, "burst": 1, "interval": 60],
         ]
-        let config = scratch.write(
-            "mobiusd.json",
-            String(
-                decoding: JSONValue.object([
-                    "app": "restarts", "update": ["builtin": "counter"], "plugins": ["fx": fx],
-                ]).encoded(), as: UTF8.self))
+        let config = PluginFixtures.writeConfig(
+            ["app": "restarts", "update": ["builtin": "counter"], "plugins": ["fx": fx]], in: scratch)
         let daemon = try DaemonProcess(
             scratch: scratch, arguments: ["--config", config, "--socket", scratch.file("x.sock")],
             socketPath: scratch.file("x.sock"))

@@ -14,12 +14,8 @@ struct UpdatePluginEditLoopTests {
         let update: JSONValue = [
             "exec": [.string(wrapper)], "options": ["mode": "update", "batch": true, "calls": .string(calls)],
         ]
-        let config = scratch.write(
-            "mobiusd.json",
-            String(
-                decoding: JSONValue.object([
-                    "app": "editloop", "update": ["plugin": "app"], "plugins": ["app": update],
-                ]).encoded(), as: UTF8.self))
+        let config = PluginFixtures.writeConfig(
+            ["app": "editloop", "update": ["plugin": "app"], "plugins": ["app": update]], in: scratch)
         let daemon = try DaemonProcess(
             scratch: scratch, arguments: ["--config", config, "--socket", scratch.file("x.sock")],
             socketPath: scratch.file("x.sock"))

@@ -42,20 +42,14 @@ struct UpdatePluginRecoveryTests {
         let scratch = DaemonScratch()
         let broken = scratch.file("broken")
         // Fails like a Python script with a syntax error while `broken` exists, else runs behave.py.
-        let wrapper = scratch.write(
-            "update.sh",
-            """
-            #!/bin/sh
-            if [ -e '\(broken)' ]; then echo '<3>SyntaxError: invalid syntax' >&2; exit 1; fi
-            exec '\(PluginFixtures.behave)'
-            """)
-        try FileSystem.setMode(wrapper, 0o755)
+        let wrapper = try PluginFixtures.breakablePlugin(
+            in: scratch, named: "update.sh", stderr: "SyntaxError: invalid syntax")
         let restart: JSONValue = ["initialDelay": 0.5, "maxDelay": 0.5, "burst": 3, "interval": 60]
         let update: JSONValue = [
             "exec": [.string(wrapper)], "options": ["mode": "update", "batch": true], "restart": restart,
         ]
         let config: JSONValue = ["app": "plugintest", "update": ["plugin": "app"], "plugins": ["app": update]]
-        let configPath = scratch.write("mobiusd.json", String(decoding: config.encoded(), as: UTF8.self))
+        let configPath = PluginFixtures.writeConfig(config, in: scratch)
         let arguments = [
             "--config", configPath, "--socket", scratch.file("x.sock"), "--state-dir", scratch.file("state"),
         ]

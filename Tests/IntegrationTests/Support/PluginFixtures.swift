@@ -1,5 +1,6 @@
 import Foundation
 import MobiusJSON
+import MobiusSystem
 
 /// Configs for daemons that run the fixture plugins in Tests/Fixtures/Plugins (real processes: Python and shell).
 enum PluginFixtures {
@@ -43,5 +44,24 @@ enum PluginFixtures {
     /// The event that makes the update emit `effect`.
     static func emit(_ effect: JSONValue) -> String {
         String(decoding: JSONValue.object(["type": "effect", "effect": effect]).encoded(), as: UTF8.self)
+    }
+
+    /// An executable script in `scratch` that fails at start like a broken plugin (writing `stderr` at `<3>` and
+    /// exiting 1) while `scratch/broken` exists, and runs behave.py otherwise: a plugin the test breaks and fixes.
+    static func breakablePlugin(in scratch: DaemonScratch, named name: String, stderr: String) throws -> String {
+        let path = scratch.write(
+            name,
+            """
+            #!/bin/sh
+            if [ -e '\(scratch.file("broken"))' ]; then echo '<3>\(stderr)' >&2; exit 1; fi
+            exec '\(behave)'
+            """)
+        try FileSystem.setMode(path, 0o755)
+        return path
+    }
+
+    /// Writes `config` as `scratch/mobiusd.json` and returns its path.
+    static func writeConfig(_ config: JSONValue, in scratch: DaemonScratch) -> String {
+        scratch.write("mobiusd.json", String(decoding: config.encoded(), as: UTF8.self))
     }
 }
