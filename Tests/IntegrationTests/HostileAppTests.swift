@@ -12,11 +12,11 @@ struct HostileAppTests {
             program: DaemonSpawn.fixture("mobiusd-fixture-route-conflict"))
         let client = try daemon.connect()
         // `ring` is applied, then its effect `chime` finds two routes.
-        let ring = try client.request(#"{"ring":{}}"#)
+        let ring = try client.request(#"{"type":"ring"}"#)
         #expect(ring.isAck && ring.seq == 1, "\(ring)")
         let ping = try client.request("ping", timeout: .seconds(10))
         #expect(ping.ok == true && ping.seq == 1, "\(ping)")
-        let tap = try client.request(#"{"tap":{}}"#)
+        let tap = try client.request(#"{"type":"tap"}"#)
         #expect(tap.isAck && tap.seq == 2, "\(tap)")
         #expect(daemon.isRunning, "the daemon died: \(daemon.standardError)")
         let status = try daemon.connect().request("status")

@@ -27,7 +27,7 @@ struct AppsDocShapeTests {
     /// The event type of the page's walk-through, for the rejection table.
     enum ThermostatEvent: Codable, Equatable {
         case reading(celsius: Double)
-        case setTarget(Double)
+        case setTarget(celsius: Double)
         case reset
     }
 
@@ -119,7 +119,7 @@ struct AppsDocShapeTests {
     /// Each row of the rejection table, by the event sent.
     static let rejections: Set<String> = [
         #"{"type":"jump"}"#, #"{"celsius":18.5}"#, #"{"type":5}"#, #"{"type":"reading","celsius":"cold"}"#,
-        #"{"type":"reading"}"#, #"{"type":"setTarget","celsius":21}"#, #"{"reading":{"celsius":18.5}}"#, #""reset""#,
+        #"{"type":"reading"}"#, #"{"type":"setTarget","target":21}"#, #"{"reading":{"celsius":18.5}}"#, #""reset""#,
     ]
 
     @Test("every row of the rejection table is the InvalidEvent message the daemon sends for that event")
@@ -148,7 +148,7 @@ struct AppsDocShapeTests {
         let declaration = """
             public enum ThermostatEvent: Codable, Equatable, Sendable {
                 case reading(celsius: Double)
-                case setTarget(Double)
+                case setTarget(celsius: Double)
                 case reset
             }
             """

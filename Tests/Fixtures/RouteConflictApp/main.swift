@@ -9,13 +9,13 @@ struct BellModel: Codable, Equatable, Sendable {
     var rings = 0
 }
 
-/// `{"ring":{}}`: ring the bell (its effect has two routes); `{"tap":{}}`: count without any effect.
+/// `{"type":"ring"}`: ring the bell (its effect has two routes); `{"type":"tap"}`: count without any effect.
 enum BellEvent: Codable, Equatable, Sendable {
     case ring
     case tap
 }
 
-/// `{"chime":{"_0":"…"}}` in Swift's Codable shape.
+/// `{"type":"chime","_0":"…"}`.
 enum BellEffect: Codable, Equatable, Sendable {
     case chime(String)
 }
