@@ -86,6 +86,18 @@ struct DoorLockExampleTests {
         #expect(typed.effects == plugin.effects)
     }
 
+    @Test func appsMdShowsTheExamplesCode() throws {
+        let root = URL(fileURLWithPath: Self.example).deletingLastPathComponent().deletingLastPathComponent().path
+        let page = try String(contentsOfFile: root + "/docs/apps.md", encoding: .utf8)
+        let python = try String(contentsOfFile: Self.example + "/update.py", encoding: .utf8)
+        let swift = try String(contentsOfFile: Self.example + "/Sources/door-lock/DoorLock.swift", encoding: .utf8)
+        let update = try #require(python.range(of: "@plugin.update"))
+        let main = try #require(python.range(of: "\n\n\nif __name__"))
+        #expect(page.contains("```python\n" + python[update.lowerBound..<main.lowerBound] + "\n```"))
+        let types = try #require(swift.range(of: "/// What the daemon keeps"))
+        #expect(page.contains("```swift\n" + swift[types.lowerBound...]))
+    }
+
     @Test func theTypedAppNamesWhatIsWrongWithAnEvent() throws {
         let daemon = try Self.typedApp()
         let client = try daemon.connect()

@@ -143,6 +143,28 @@ struct AppsDocShapeTests {
         #expect(harness.loop.state.seq == 0)
     }
 
+    @Test("the page's examples of Swift-keyed rejections are what a .swiftKeyed app answers")
+    func swiftKeyedRejections() throws {
+        let app = DaemonApp<Int, ThermostatEvent, ThermostatEvent>(
+            name: "thermostat", model: 0, update: { model, _ in .next(model) }, enumShape: .swiftKeyed)
+        let examples = [
+            (#"{"type":"reset"}"#, #"(top level): expected exactly one member, named after a case: {"CASE":{…}}"#),
+            (#"{"setTarget":21}"#, "setTarget: expected a JSON object, found a number"),
+        ]
+        let prose = Self.page.replacingOccurrences(of: "\n", with: " ")
+        let harness = LoopHarness(app)
+        for (index, (event, message)) in examples.enumerated() {
+            #expect(prose.contains("`\(event)` is `\(message)`"), "docs/apps.md shows \(event)")
+            harness.loop.enqueue(client: .event(try JSONValue(parsing: event), text: nil, ticket(index + 1)))
+        }
+        harness.loop.runPasses()
+        let answers = harness.timeline.answers
+        try #require(answers.count == examples.count)
+        for ((event, message), answer) in zip(examples, answers) {
+            #expect(answer.errorMessage == "the app rejected the event: " + message, "\(event)")
+        }
+    }
+
     @Test("the walk-through declares the ThermostatEvent the rejection table was checked with")
     func walkThroughEvent() {
         let declaration = """

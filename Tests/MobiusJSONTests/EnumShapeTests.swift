@@ -28,6 +28,7 @@ struct EnumShapeTests {
         case rename(from: String, to: String)
     }
     enum Clash: Codable, Equatable { case kind(type: String) }
+    enum Power: Codable, Equatable { case prepareForSleep(args: [Bool]) }
     struct Model: Codable, Equatable {
         var doors: [Door]
         var last: Door?
@@ -82,6 +83,15 @@ struct EnumShapeTests {
         #expect(
             try decoder.decode(Event.self, from: try JSONValue(parsing: #"{"type":"add","_0":{"title":"a"}}"#))
                 == .add(Item(title: "a")))
+    }
+
+    @Test func aDBusSignalEventDecodesIntoAPlainEnum() throws {
+        let signal = try JSONValue(
+            parsing: #"""
+                {"type":"prepareForSleep","sender":":1.5","path":"/org/freedesktop/login1",
+                 "interface":"org.freedesktop.login1.Manager","member":"PrepareForSleep","args":[true],"source":"logind"}
+                """#)
+        #expect(try Self.tagged.1.decode(Power.self, from: signal) == .prepareForSleep(args: [true]))
     }
 
     @Test func enumsInsideStructsAndArraysAreTaggedToo() throws {

@@ -30,8 +30,9 @@ enum SynthesizedEnum {
 
     /// Whether `keys` is the `CodingKeys` declared in (or synthesized for) the enum `type`.
     static func isCaseKeys(_ keys: Any.Type, of type: Any.Type) -> Bool {
+        guard isEnum(type) else { return false }
         let (owner, last) = splitName(keys)
-        return last == "CodingKeys" && owner == String(reflecting: type) && isEnum(type)
+        return last == "CodingKeys" && owner == String(reflecting: type)
     }
 
     /// Whether `nested` is a case's `<Case>CodingKeys` beside `keys`, an enum's `CodingKeys`.
