@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How ``JSONValueEncoder`` and ``JSONValueDecoder`` lay out an enum whose `Codable` conformance Swift synthesized
 /// (`enum Event: Codable { case unlock(code: String), lock }` with no `init(from:)` or `encode(to:)` of its own).
 /// Raw-value enums (`enum Mode: String, Codable`) are their raw value in either shape, and types with their own
@@ -31,16 +33,37 @@ enum SynthesizedEnum {
     /// Whether `keys` is the `CodingKeys` declared in (or synthesized for) the enum `type`.
     static func isCaseKeys(_ keys: Any.Type, of type: Any.Type) -> Bool {
         guard isEnum(type) else { return false }
-        let (owner, last) = splitName(keys)
-        return last == "CodingKeys" && owner == String(reflecting: type)
+        return remembered(keys, type) {
+            let (owner, last) = splitName(keys)
+            return last == "CodingKeys" && owner == String(reflecting: type)
+        }
     }
 
     /// Whether `nested` is a case's `<Case>CodingKeys` beside `keys`, an enum's `CodingKeys`.
     static func isPayloadKeys(_ nested: Any.Type, in keys: Any.Type) -> Bool {
-        let (owner, last) = splitName(keys)
-        let (nestedOwner, nestedLast) = splitName(nested)
-        return last == "CodingKeys" && nestedOwner == owner && nestedLast.count > last.count
-            && nestedLast.hasSuffix(last)
+        remembered(nested, keys) {
+            let (owner, last) = splitName(keys)
+            let (nestedOwner, nestedLast) = splitName(nested)
+            return last == "CodingKeys" && nestedOwner == owner && nestedLast.count > last.count
+                && nestedLast.hasSuffix(last)
+        }
+    }
+
+    private struct TypePair: Hashable {
+        let first: ObjectIdentifier
+        let second: ObjectIdentifier
+    }
+
+    /// The answers so far, by pair of types: a program has a fixed set of types, and the names behind an answer
+    /// cost microseconds to build, several times what the rest of a small event's decoding does.
+    private static let answers = Mutex<[TypePair: Bool]>([:])
+
+    private static func remembered(_ first: Any.Type, _ second: Any.Type, _ answer: () -> Bool) -> Bool {
+        let pair = TypePair(first: ObjectIdentifier(first), second: ObjectIdentifier(second))
+        if let known = answers.withLock({ $0[pair] }) { return known }
+        let computed = answer()
+        answers.withLock { $0[pair] = computed }
+        return computed
     }
 
     /// A type's full name split at its last dot: the type it is declared in, and its own name. Synthesized coding
