@@ -34,8 +34,8 @@ struct AppsDocShapeTests {
     /// How one row's value behaves, through the daemon's codec for a typed app with that event and effect type.
     struct Shape {
         /// The value as the daemon encodes it (as an effect), by default and with `.swiftKeyed`.
-        let tagged: () -> JSONValue
-        let keyed: () -> JSONValue
+        let tagged: () throws -> JSONValue
+        let keyed: () throws -> JSONValue
         /// The value as Foundation's JSONEncoder encodes it.
         let foundation: () throws -> JSONValue
         /// Whether the JSON decodes (as an event) back to the value, by default and with `.swiftKeyed`.
@@ -48,7 +48,7 @@ struct AppsDocShapeTests {
         let keyed = DaemonApp<Int, T, T>(
             name: "shapes", model: 0, update: { model, _ in .next(model) }, enumShape: .swiftKeyed)
         return Shape(
-            tagged: { tagged.codec.encodeEffect(value) }, keyed: { keyed.codec.encodeEffect(value) },
+            tagged: { try tagged.codec.encodeEffect(value) }, keyed: { try keyed.codec.encodeEffect(value) },
             foundation: { try JSONValue(parsing: Array(try JSONEncoder().encode(value))) },
             taggedDecodesBack: { try tagged.codec.decodeEvent($0) == value },
             keyedDecodesBack: { try keyed.codec.decodeEvent($0) == value })
@@ -102,11 +102,11 @@ struct AppsDocShapeTests {
             let (value, json, keyedJSON, key) = (row[1], row[2], row[3], row[4])
             seen.insert(value)
             let shape = try #require(Self.shapes[value], "no Swift value in this test for the row \(value)")
-            let tagged = shape.tagged()
+            let tagged = try shape.tagged()
             #expect(String(decoding: tagged.encoded(), as: UTF8.self) == json, "\(value)")
             #expect(try shape.taggedDecodesBack(try JSONValue(parsing: json)), "\(value): \(json) decodes back")
             #expect(EffectRoutingKey.of(tagged) == key, "\(value): routing key")
-            let keyed = shape.keyed()
+            let keyed = try shape.keyed()
             #expect(String(decoding: keyed.encoded(), as: UTF8.self) == keyedJSON, "\(value) with .swiftKeyed")
             #expect(try shape.foundation() == keyed, "\(value): Foundation's JSONEncoder writes the .swiftKeyed JSON")
             #expect(

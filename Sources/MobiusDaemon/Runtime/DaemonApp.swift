@@ -146,7 +146,7 @@ extension DaemonApp where Model: Codable, Event: Codable, Effect: Codable {
                 encodeEvent: { (try? encoder.encode($0)) ?? .null },
                 encodeModel: { try encoder.encode($0) },
                 decodeModel: { try decoder.decode(Model.self, from: $0) },
-                encodeEffect: { (try? encoder.encode($0)) ?? .null }),
+                encodeEffect: { try encoder.encode($0) }),
             modelDepth: .eachEvent)
     }
 }
