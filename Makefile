@@ -16,9 +16,11 @@ APT_PACKAGES += python3-paho-mqtt mosquitto
 APT_PACKAGES += zsh
 # linux/aio_abi.h: the journal's background fdatasync (Linux AIO, in the CLinux shim).
 APT_PACKAGES += linux-libc-dev
+# The Python SDK's pip install test: a venv, and setuptools and wheel to build it offline.
+APT_PACKAGES += python3-venv python3-setuptools python3-wheel
 BENCH_RUNS ?= 5
 
-.PHONY: all deps build test lint format bench run clean install install-files uninstall
+.PHONY: all deps build test test-suite lint format bench run clean install install-files uninstall
 
 all: build
 
@@ -40,11 +42,15 @@ deps:
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
+# The suite runs inside Tests/host-check.sh, which fails it when it changed /dev, /etc, /run or the checkout.
 test: build
+	Tests/host-check.sh $(MAKE) --no-print-directory test-suite
+	$(MAKE) lint
+
+test-suite:
 	$(SWIFT) test $(BUILD_FLAGS)
 	Plugins/test.sh
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/newuser/run.sh
-	$(MAKE) lint
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples Plugins
@@ -94,7 +100,10 @@ BUNDLED_PLUGIN_PRODUCTS ?= mobiusd-beep
 UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket
 USER_UNITS := mobiusd@.service mobiusd@.socket
 DOCS := README.md $(wildcard docs/*.md)
-SCRIPT_PLUGINS := $(wildcard Plugins/*.py Plugins/*.sh Plugins/*/*.py Plugins/*/*.sh)
+# The example plugins (each Plugins/NAME/mobiusd-NAME, not their tests) and the Python SDK they import from their
+# own directory (docs/systemd.md lists the plugin directory).
+SCRIPT_PLUGINS := $(wildcard Plugins/*/mobiusd-*)
+PLUGIN_LIBRARIES := Plugins/sdk/python/mobiusd_plugin.py
 
 install:
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
@@ -113,7 +122,8 @@ install-files:
 	install -m 0644 man/mobiusctl.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -m 0644 man/mobiusd.8 "$(DESTDIR)$(MANDIR)/man8/"
 	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
-	for f in $(SCRIPT_PLUGINS); do install -m 0755 "$$f" "$(DESTDIR)$(PLUGINDIR)/"; done
+	install -m 0755 $(SCRIPT_PLUGINS) "$(DESTDIR)$(PLUGINDIR)/"
+	install -m 0644 $(PLUGIN_LIBRARIES) "$(DESTDIR)$(PLUGINDIR)/"
 	for p in $(EXAMPLE_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(PLUGINDIR)/"; done
 	for p in $(BUNDLED_PLUGIN_PRODUCTS); do install -m 0755 "$(BUILT)/$$p" "$(DESTDIR)$(BINDIR)/"; done
 	install -d "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)"

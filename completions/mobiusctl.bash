@@ -4,8 +4,8 @@
 
 _mobiusctl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="send model watch status monitor log hello ping help"
-    local options="--socket --json --human --help --version"
+    local commands="send model watch status monitor log hello ping reload plugin help"
+    local options="--socket --app --json --human --help --version"
     # `--socket=PATH`: bash splits the word at `=` (COMP_WORDBREAKS), so the value is its own word after "=".
     if [[ $prev == "=" && COMP_CWORD -ge 2 ]]; then
         prev=${COMP_WORDS[COMP_CWORD - 2]}
@@ -18,7 +18,7 @@ _mobiusctl() {
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
-        --path | --since | --limit)
+        --app | --path | --since | --limit | --timeout)
             COMPREPLY=()
             return
             ;;
@@ -27,7 +27,7 @@ _mobiusctl() {
     local i command=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            --socket | --path | --since | --limit) ((i++)) ;;
+            --socket | --app | --path | --since | --limit | --timeout) ((i++)) ;;
             = | -*) ;;
             *)
                 [[ ${COMP_WORDS[i - 1]} == "=" ]] && continue
@@ -39,6 +39,18 @@ _mobiusctl() {
     case $command in
         model | watch) options+=" --path" ;;
         log) options+=" --since --follow --limit" ;;
+        reload) options+=" --timeout" ;;
+        plugin)
+            # `plugin restart NAME`: the action right after the command, then a plugin name nobody can guess here.
+            if [[ $cur != -* ]]; then
+                if ((COMP_CWORD == i + 1)); then
+                    mapfile -t COMPREPLY < <(compgen -W "restart" -- "$cur")
+                else
+                    COMPREPLY=()
+                fi
+                return
+            fi
+            ;;
         help)
             if [[ $cur != -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")

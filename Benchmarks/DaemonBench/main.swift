@@ -1,4 +1,4 @@
-// mobiusd-bench: the daemon benchmarks (DESIGN.md performance targets), mobiusd and redis-server side by side in
+// mobiusd-bench: the daemon benchmarks (the project's performance targets), mobiusd and redis-server side by side in
 // one run with one load generator. See README.md for the scenarios and Benchmarks/run-daemon.sh for how to run it.
 import MobiusSystem
 

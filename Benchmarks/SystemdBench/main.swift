@@ -1,4 +1,4 @@
-// The systemd side of mobiusd, measured (issue #7; DESIGN.md targets): time from posix_spawn to READY=1 (target
+// The systemd side of mobiusd, measured (issue #7 and its targets): time from posix_spawn to READY=1 (target
 // ≤ 50 ms), without and with a state directory, and the CPU an idle daemon spends on its watchdog pings.
 // Usage: mobiusd-systemd-bench --mobiusd PATH [--runs N] [--idle-seconds S]
 import MobiusSystem

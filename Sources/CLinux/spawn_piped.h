@@ -1,5 +1,5 @@
 // Starting a plugin: fork, then only async-signal-safe calls in the child before execve. posix_spawn cannot set
-// supplementary groups, gid and uid, which PROTOCOL.md 2.1 asks for when the daemon runs as root.
+// supplementary groups, gid and uid, which docs/protocol.md 2.1 asks for when the daemon runs as root.
 #ifndef MOBIUSD_CLINUX_SPAWN_PIPED_H
 #define MOBIUSD_CLINUX_SPAWN_PIPED_H
 

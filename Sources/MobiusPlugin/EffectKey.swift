@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// The routing key of an effect (PROTOCOL.md 2.4).
+/// The routing key of an effect (docs/protocol.md 2.4).
 public enum EffectKey {
     /// The key of `effect`: a string is its own key; an object with a string `type` uses it; an object with
     /// exactly one member uses that member's name. Anything else has no key (`nil`): it is unroutable.

@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// Sends events of the plugin's own to the daemon (PROTOCOL.md 2.3: the plugin as an event source).
+/// Sends events of the plugin's own to the daemon (docs/protocol.md 2.3: the plugin as an event source).
 ///
 /// Events emitted before the host's `initialized` wait (up to ``PluginSession/maxEarlyEvents``; later ones are
 /// dropped and logged) and go out when it arrives. `emit` may block while the host is not reading: that is the

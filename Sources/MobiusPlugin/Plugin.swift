@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 
 /// A mobiusd plugin: effect handlers by key, optionally the app's update function, and hooks; `run()` speaks the
-/// protocol of PROTOCOL.md section 2 on stdin and stdout until the host closes stdin.
+/// protocol of docs/protocol.md section 2 on stdin and stdout until the host closes stdin.
 ///
 /// ```swift
 /// var plugin = Plugin(name: "greeter", version: "1.0")
@@ -126,7 +126,7 @@ public struct Plugin: Sendable {
         guard let marker = SystemProcess.environment("MOBIUSD_PLUGIN"), !marker.isEmpty else {
             let message =
                 "\(name) is a mobiusd plugin: mobiusd starts it and speaks JSON-RPC with it on stdin and stdout "
-                + "(PROTOCOL.md section 2). Configure it under \"plugins\" in a mobiusd config instead of running it "
+                + "(docs/protocol.md section 2). Configure it under \"plugins\" in a mobiusd config instead of running it "
                 + "by hand. (MOBIUSD_PLUGIN is not set.)\n"
             try? FileDescriptor.standardError.writeAll(Array(message.utf8))
             SystemProcess.exit(2)

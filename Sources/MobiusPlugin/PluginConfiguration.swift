@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// What the host said about itself and this plugin in `initialize` (PROTOCOL.md 2.2).
+/// What the host said about itself and this plugin in `initialize` (docs/protocol.md 2.2).
 public struct PluginConfiguration: Sendable, Hashable {
     /// The protocol version the host speaks (1).
     public var protocolVersion: Int

@@ -4,7 +4,7 @@
 /// message. For an update function, failing rejects the event: the daemon does not apply it and its sender gets
 /// `InvalidEvent` with this message.
 public struct PluginError: Error, CustomStringConvertible, Sendable, Hashable {
-    /// The JSON-RPC error code for failures of the plugin's own work (PROTOCOL.md 2.3).
+    /// The JSON-RPC error code for failures of the plugin's own work (docs/protocol.md 2.3).
     public static let defaultCode = -32000
 
     /// The JSON-RPC error code sent to the host.

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Log lines on stderr, which mobiusd copies into its own log tagged with the plugin's name.
 ///
-/// Each line starts with the sd-daemon priority prefix `<0>`..`<7>` (PROTOCOL.md 2.1). A message with line breaks
+/// Each line starts with the sd-daemon priority prefix `<0>`..`<7>` (docs/protocol.md 2.1). A message with line breaks
 /// becomes several lines with the same priority; a line longer than ``maxLineBytes`` is cut there and marked, so
 /// one log call can never flood the daemon's log with a single huge line. Safe from any thread.
 public enum PluginLog {

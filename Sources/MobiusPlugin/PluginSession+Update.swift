@@ -1,7 +1,7 @@
 import MobiusJSON
 
 extension PluginSession {
-    /// Answers `init`, `update` and `updateBatch` (PROTOCOL.md 2.5) on the calling (reader) thread, in order.
+    /// Answers `init`, `update` and `updateBatch` (docs/protocol.md 2.5) on the calling (reader) thread, in order.
     func updateRequest(id: JSONValue, method: String, params: JSONValue?) {
         guard let initFunction = plugin.initFunction, let updateFunction = plugin.updateFunction else {
             replyError(

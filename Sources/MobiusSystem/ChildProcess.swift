@@ -4,7 +4,7 @@ internal import Glibc
 /// A process this one started: stdin, stdout and stderr from files (stdin /dev/null unless given), reaped with
 /// `waitpid`.
 /// The child gets an empty signal mask, default signal dispositions and no descriptor but 0-2, whatever this
-/// process blocked, ignored or left open (DESIGN.md pitfalls: an inherited blocked SIGTERM makes a child
+/// process blocked, ignored or left open (an inherited blocked SIGTERM would make a child
 /// unstoppable).
 package struct ChildProcess: Sendable {
     /// The signals a parent sends its children.

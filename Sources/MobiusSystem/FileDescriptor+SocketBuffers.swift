@@ -13,6 +13,15 @@ extension FileDescriptor {
         try setSocketOption(SO_RCVBUF, bytes, name: "SO_RCVBUF")
     }
 
+    /// Makes a blocking read on the socket fail with EAGAIN (``SystemError/isTimedOut``) when nothing arrives for
+    /// `seconds`. The corresponding C call is `setsockopt(SO_RCVTIMEO)`.
+    package func setReceiveTimeout(seconds: Int) throws(SystemError) {
+        var value = timeval(tv_sec: seconds, tv_usec: 0)
+        guard setsockopt(rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+            throw SystemError.current("setsockopt(SO_RCVTIMEO)", description)
+        }
+    }
+
     private func setSocketOption(_ option: Int32, _ value: Int32, name: String) throws(SystemError) {
         var value = value
         guard setsockopt(rawValue, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {

@@ -21,3 +21,12 @@ package struct FileStatus: Sendable, Equatable {
     /// Whether the group may write.
     package var isWritableByGroup: Bool { permissions & 0o020 != 0 }
 }
+
+/// One version of a regular file (`FileSystem.version`): a file replaced or written since compares unequal.
+package struct FileVersion: Sendable, Equatable {
+    package let device: UInt64
+    package let inode: UInt64
+    package let size: Int64
+    package let modifiedSeconds: Int64
+    package let modifiedNanoseconds: Int64
+}

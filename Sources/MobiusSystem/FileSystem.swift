@@ -33,6 +33,16 @@ package enum FileSystem {
             kind: kind, owner: info.st_uid, group: info.st_gid, permissions: UInt32(info.st_mode & 0o7777))
     }
 
+    /// What tells one version of the regular file at `path` (links followed) from another: its device, inode,
+    /// size and modification time. `nil` when it is missing or not a regular file.
+    package static func version(_ path: String) -> FileVersion? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileVersion(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modifiedSeconds: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+
     /// Whether `path` is an executable regular file for this process.
     package static func isExecutable(_ path: String) -> Bool {
         var info = stat()

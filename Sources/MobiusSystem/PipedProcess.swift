@@ -2,7 +2,7 @@ internal import CLinux
 internal import Glibc
 
 /// A child process connected by three pipes (its stdin, stdout and stderr) and a pidfd that becomes readable when
-/// it ends: how the daemon runs plugins (PROTOCOL.md 2.1).
+/// it ends: how the daemon runs plugins (docs/protocol.md 2.1).
 ///
 /// The child runs in a process group of its own, with an empty signal mask, default signal dispositions and no
 /// descriptor but 0-2; optionally with other supplementary groups, gid and uid, set in that order before `execve`.
@@ -136,9 +136,25 @@ package struct PipedProcess: Sendable {
         Glibc.kill(-processID, signal.rawValue) == 0
     }
 
-    /// Whether any process of the child's group is still alive (the leader counts until reaped).
+    /// Whether any process of the child's group still runs (the leader counts until reaped). Ended processes that
+    /// wait to be reaped do not count: orphans are reaped by init, which in a container may do it late or never.
+    /// Asks `kill` with a negative pid and signal 0 first; only when the group has members does it read their
+    /// states in /proc, and members it cannot see there (another user's, under `hidepid`) count as running.
     package var groupExists: Bool {
-        Glibc.kill(-processID, 0) == 0 || Glibc.errno == EPERM
+        guard Glibc.kill(-processID, 0) == 0 || Glibc.errno == EPERM else { return false }
+        guard let names = try? DirectoryListing.names(in: "/proc") else { return true }
+        var sawMember = false
+        for name in names where name.utf8.first.map({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) == true {
+            // "pid (command) state ppid pgrp …": the command may hold spaces and parentheses; the last ")" ends it.
+            guard let stat = try? FileSystem.read("/proc/\(name)/stat"),
+                let close = stat.lastIndex(of: UInt8(ascii: ")"))
+            else { continue }
+            let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 3)
+            guard fields.count > 2, Int32(String(decoding: fields[2], as: UTF8.self)) == processID else { continue }
+            if fields[0].first != UInt8(ascii: "Z") && fields[0].first != UInt8(ascii: "X") { return true }
+            sawMember = true
+        }
+        return !sawMember
     }
 
     /// Reaps the child once `pidFD` is readable; `nil` while it still runs. The corresponding C function is

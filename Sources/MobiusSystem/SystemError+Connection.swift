@@ -9,6 +9,9 @@ extension SystemError {
     /// ECONNREFUSED).
     package var suggestsNoListener: Bool { errno == ENOENT || errno == ECONNREFUSED }
 
+    /// Whether a read on a socket with a receive timeout gave up because nothing arrived in time (EAGAIN).
+    package var isTimedOut: Bool { SystemError.wouldBlock.contains(errno) }
+
     /// Whether a path was too long for the call, e.g. for a Unix socket address (ENAMETOOLONG).
     package var isPathTooLong: Bool { errno == ENAMETOOLONG }
 }

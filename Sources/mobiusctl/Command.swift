@@ -18,9 +18,16 @@ enum Command: Equatable, Sendable {
     case hello
     /// `ping`.
     case ping
+    /// `reload`: the daemon reads its config again; answered once the outcome is known, waited for at most
+    /// `timeout` seconds (`--timeout`, default 90).
+    case reload(timeout: Int)
+    /// `plugin restart NAME`: starts a plugin again, a `failed` one too.
+    case restartPlugin(String)
 
     /// The commands the tool knows, in help order (`help` included).
-    static let names = ["send", "model", "watch", "status", "monitor", "log", "hello", "ping", "help"]
+    static let names = [
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+    ]
 
     /// The command's name on mobiusctl's command line.
     var name: String {
@@ -33,10 +40,12 @@ enum Command: Equatable, Sendable {
         case .log: return "log"
         case .hello: return "hello"
         case .ping: return "ping"
+        case .reload: return "reload"
+        case .restartPlugin: return "plugin"
         }
     }
 
-    /// The request line (without `\n`) in the control protocol (PROTOCOL.md 1.2).
+    /// The request line (without `\n`) in the control protocol (docs/protocol.md 1.2).
     var requestLine: String {
         switch self {
         case .send(let event): return "send " + Self.compact(event)
@@ -46,12 +55,24 @@ enum Command: Equatable, Sendable {
         case .monitor: return "monitor"
         case .hello: return "hello"
         case .ping: return "ping"
+        case .reload: return "reload"
+        case .restartPlugin(let name): return "plugin " + Self.compact(["restart": .string(name)])
         case .log(let since, let follow, let limit):
             var members: [(String, JSONValue)] = []
             if let since { members.append(("since", .number(JSONNumber(since)))) }
             if follow { members.append(("follow", true)) }
             if let limit { members.append(("limit", .number(JSONNumber(limit)))) }
             return members.isEmpty ? "log" : "log " + Self.compact(.object(JSONObject(members)))
+        }
+    }
+
+    /// How long to wait for the reply, in seconds, or `nil` to wait as long as it takes. A reload answers once the
+    /// new config is applied (plugins restarted, buses re-matched), which may take seconds; past its timeout
+    /// (90 s by default, the longest systemd waits for `ExecReload=` by default) nobody is waiting any more.
+    var replyTimeout: Int? {
+        switch self {
+        case .reload(let timeout): return timeout
+        default: return nil
         }
     }
 

@@ -26,11 +26,16 @@ struct ControlClient {
         // Without the handler Ctrl-C simply ends the process; a stream should end quietly with status 0 instead.
         if command.endsByInterrupt { try? InterruptRequest.catchSignal(shuttingDown: fd) }
         do {
+            if let seconds = command.replyTimeout { try fd.setReceiveTimeout(seconds: seconds) }
             // The write end stays open: the daemon keeps streams only while we might still send.
             try fd.writeAllInterruptibly(Array((command.requestLine + "\n").utf8), socket: true)
             return try converse(LineReader(fd: fd))
         } catch {
             if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
+            if error.isTimedOut, let seconds = command.replyTimeout {
+                console.error("\(socketPath): no answer within \(seconds) s; the \(command.name) may still finish")
+                return ExitStatus.unreachable
+            }
             let what = error.isPeerGone ? "mobiusd closed the connection" : "\(error.operation): \(Self.reason(error))"
             console.error("\(socketPath): \(what)")
             return ExitStatus.unreachable
@@ -72,7 +77,14 @@ struct ControlClient {
                 continue
             }
             if console.human { show(HumanFormat.item(value, for: command)) } else { console.out(line) }
-            if case .log = command, value["end"]?.boolValue == true { return ExitStatus.success }
+            if case .log = command, value["end"]?.boolValue == true {
+                // The daemon's journal cannot serve the next events (`JournalDamaged`): the stream ends in error.
+                guard value["error"] == nil else {
+                    console.error(HumanFormat.error(value))
+                    return ExitStatus.errorReply
+                }
+                return ExitStatus.success
+            }
         }
         if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
         guard replied else {

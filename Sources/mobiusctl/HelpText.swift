@@ -3,7 +3,7 @@ enum HelpText {
     static let version = "0.1.0"
 
     static let tool = """
-        Usage: mobiusctl [--socket PATH] [--json | --human] COMMAND [OPTIONS]
+        Usage: mobiusctl [--socket PATH | --app NAME] [--json | --human] COMMAND [OPTIONS]
 
         Talks to a running mobiusd over its control socket.
 
@@ -17,18 +17,24 @@ enum HelpText {
                                   print the journaled events after seq N
           hello                   print the daemon's name, version, app and seq
           ping                    wait until the daemon has handled everything before; print its seq
+          reload [--timeout S]    make the daemon read its config again and wait (up to S s, 90) for the outcome
+          plugin restart NAME     start plugin NAME again, a failed one too
           help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
 
         Options (before or after the command):
           --socket PATH   the daemon's socket; default: $MOBIUSD_SOCKET, else
                           $XDG_RUNTIME_DIR/mobiusd/counter.sock, else /tmp/mobiusd-UID/counter.sock
+          --app NAME      the socket of app NAME, where mobiusd puts it: the first of
+                          $XDG_RUNTIME_DIR/mobiusd/NAME.sock, /tmp/mobiusd-UID/NAME.sock and
+                          /run/mobiusd/NAME.sock (the systemd units') that exists
           --json          print the daemon's JSON lines as they arrive (default when stdout is not a terminal)
           --human         print readable text even when stdout is not a terminal
           -h, --help      print help
           --version       print mobiusctl's version
 
-        Exit status: 0 ok; 1 the daemon answered with an error; 2 usage error or invalid JSON;
-        3 the daemon could not be reached or closed the connection before answering.
+        Exit status: 0 ok; 1 the daemon answered with an error (for reload: the config was refused);
+        2 usage error or invalid JSON; 3 the daemon could not be reached, closed the connection before answering,
+        or did not answer reload within its timeout (90 s unless --timeout says).
         """
 
     /// Help for one command, or `nil` when there is no such command.
@@ -95,6 +101,25 @@ enum HelpText {
                 Waits until the daemon has handled every earlier request on the connection and prints
                 "ok, seq N" (the last applied event).
                 """
+        case "reload":
+            return """
+                Usage: \(usage("reload"))
+
+                Asks the daemon to read its config file again and apply it, as SIGHUP does, and waits for the
+                outcome: prints "reloaded: PARTS" and, for keys that take effect only at the next start,
+                "needs a restart to take effect: KEYS"; exit 0. A config the daemon refuses changes
+                nothing: the reason, which names the key, goes to stderr and the exit status is 1. The systemd
+                units run it as ExecReload=, so `systemctl reload` waits for it and fails with it.
+                  --timeout S  wait at most S seconds (1 to 86400; default 90), then exit 3
+                """
+        case "plugin":
+            return """
+                Usage: \(usage("plugin"))
+
+                Restarts plugin NAME now, as after a crash but without waiting for its backoff, and prints
+                "plugin NAME: STATE". A failed plugin (its restart budget spent) starts again with a fresh
+                budget. An unknown NAME exits 1.
+                """
         case "help":
             return """
                 Usage: \(usage("help"))
@@ -108,12 +133,14 @@ enum HelpText {
 
     /// The one-line usage of `command`, or of the tool when `nil`.
     static func usage(_ command: String?) -> String {
-        let prefix = "mobiusctl [--socket PATH] [--json | --human]"
+        let prefix = "mobiusctl [--socket PATH | --app NAME] [--json | --human]"
         switch command {
         case "send": return "\(prefix) send JSON"
         case "model": return "\(prefix) model [--path PTR]"
         case "watch": return "\(prefix) watch [--path PTR]"
         case "log": return "\(prefix) log [--since N] [--follow] [--limit K]"
+        case "reload": return "\(prefix) reload [--timeout SECONDS]"
+        case "plugin": return "\(prefix) plugin restart NAME"
         case "help": return "mobiusctl help [COMMAND]"
         case let name? where Command.names.contains(name): return "\(prefix) \(name)"
         default: return "\(prefix) COMMAND [OPTIONS]  (mobiusctl --help lists the commands)"

@@ -24,7 +24,22 @@ enum HumanFormat {
                 notes.append("events before that are no longer kept (compacted)")
             }
             return Rendering(notes: notes)
+        case .reload:
+            let reloaded = names(reply["reloaded"])
+            var output = ["reloaded: " + (reloaded.isEmpty ? "nothing" : reloaded.joined(separator: ", "))]
+            let needRestart = names(reply["needRestart"])
+            if !needRestart.isEmpty {
+                output.append("needs a restart to take effect: " + needRestart.joined(separator: ", "))
+            }
+            return Rendering(output: output)
+        case .restartPlugin(let name):
+            return Rendering(output: ["plugin \(name): " + (reply["state"]?.stringValue ?? "?")])
         }
+    }
+
+    /// The strings of a JSON array (`reloaded`, `needRestart`), other values as JSON.
+    private static func names(_ value: JSONValue?) -> [String] {
+        (value?.arrayValue ?? []).map { $0.stringValue ?? PrettyJSON.compact($0) }
     }
 
     /// A stream item (a line without `"ok"`) of `command`.

@@ -1,8 +1,9 @@
 import MobiusJSON
+import MobiusSystem
 
 /// mobiusctl's command line, parsed by hand (there is no argument-parser package to fetch).
 ///
-/// Global options (`--socket PATH`, `--json`, `--human`, `--help`, `--version`) may stand before or after
+/// Global options (`--socket PATH`, `--app NAME`, `--json`, `--human`, `--help`, `--version`) may stand before or after
 /// the command; `--name=value` and `--name value` are both accepted; `--` ends the options.
 struct Invocation: Equatable, Sendable {
     /// What the user asked for.
@@ -26,7 +27,7 @@ struct Invocation: Equatable, Sendable {
     }
 
     var action: Action
-    /// The socket to connect to: `--socket`, else `MOBIUSD_SOCKET`, else the default app's default path; and
+    /// The socket to connect to: `--socket`, else `--app`'s, else `MOBIUSD_SOCKET`, else the default app's; and
     /// which of those it is.
     var socket: SocketChoice
     /// The path of ``socket``.
@@ -38,16 +39,18 @@ struct Invocation: Equatable, Sendable {
     /// - Parameters:
     ///   - environment: consulted for `MOBIUSD_SOCKET` and `XDG_RUNTIME_DIR`.
     ///   - userID: names the fallback directory `/tmp/mobiusd-<uid>`.
+    ///   - isSocket: whether a path is a socket, to find where an app's daemon listens.
     /// - Throws: ``UsageError`` for an unknown command or option, a missing or malformed value, invalid JSON
     ///   for `send`, or an option the command does not take. `--help` anywhere wins over such errors.
     static func parse(
-        _ arguments: [String], environment: [String: String], userID: UInt32
+        _ arguments: [String], environment: [String: String], userID: UInt32, isSocket: (String) -> Bool
     ) throws(UsageError)
         -> Invocation
     {
         var scan = Scan(arguments: arguments)
         scan.run()
-        let socket = SocketChoice.choose(flag: scan.socket, environment: environment, userID: userID)
+        let socket = SocketChoice.choose(
+            flag: scan.socket, app: scan.app, environment: environment, userID: userID, isSocket: isSocket)
         if scan.wantsHelp {
             return Invocation(action: .help(scan.commandName), socket: socket, output: scan.output)
         }
@@ -76,6 +79,7 @@ struct Invocation: Equatable, Sendable {
     private struct Scan {
         var remaining: ArraySlice<String>
         var socket: String?
+        var app: String?
         var output = OutputMode.automatic
         var wantsHelp = false
         var wantsVersion = false
@@ -107,6 +111,9 @@ struct Invocation: Equatable, Sendable {
                 }
                 handle(option: name, inline: inline)
             }
+            if socket != nil, app != nil {
+                record(UsageError("give --app or --socket, not both", command: commandName))
+            }
         }
 
         private mutating func handle(option name: String, inline: String?) {
@@ -120,10 +127,22 @@ struct Invocation: Equatable, Sendable {
                     if value.isEmpty { record(UsageError("--socket needs a path", command: commandName)) }
                     socket = value
                 }
+            case "--app":
+                if let value = value(for: name, inline: inline) {
+                    if value.isEmpty {
+                        record(UsageError("--app needs an app name", command: commandName))
+                    } else if !AppSocketPaths.isValidAppName(value) {
+                        record(
+                            UsageError(
+                                "--app \"\(value)\" is not an app name (1 to 64 letters, digits, -, _ and .)",
+                                command: commandName))
+                    }
+                    app = value
+                }
             case "--follow":
                 if inline != nil { record(UsageError("--follow takes no value", command: commandName)) }
                 commandOptions.append((name, nil))
-            case "--path", "--since", "--limit":
+            case "--path", "--since", "--limit", "--timeout":
                 if let value = value(for: name, inline: inline) { commandOptions.append((name, value)) }
             default:
                 record(UsageError("unknown option \(name)", command: commandName))
@@ -170,7 +189,8 @@ extension Command {
         switch name {
         case "model", "watch": allowed = ["--path"]
         case "log": allowed = ["--since", "--follow", "--limit"]
-        case "send", "status", "monitor", "hello", "ping": allowed = []
+        case "reload": allowed = ["--timeout"]
+        case "send", "status", "monitor", "hello", "ping", "plugin": allowed = []
         default: throw UsageError("unknown command \"\(name)\"", command: nil)
         }
         if let option = options.first(where: { !allowed.contains($0.name) }) {
@@ -196,6 +216,10 @@ extension Command {
             }
             return
         }
+        if name == "plugin" {
+            self = try Self.plugin(positionals)
+            return
+        }
         if let extra = positionals.first {
             throw UsageError("\(name) takes no argument \"\(extra)\"", command: name)
         }
@@ -218,7 +242,33 @@ extension Command {
         case "status": self = .status
         case "monitor": self = .monitor
         case "hello": self = .hello
+        case "reload":
+            let timeout = values["--timeout"].map { Int($0) } ?? Self.defaultReloadTimeout
+            guard let timeout, (1...86_400).contains(timeout) else {
+                throw UsageError(
+                    "--timeout needs whole seconds from 1 to 86400, not \"\(values["--timeout"] ?? "")\"",
+                    command: name)
+            }
+            self = .reload(timeout: timeout)
         default: self = .ping
+        }
+    }
+
+    /// How long `reload` waits for its answer unless `--timeout` says: systemd's default for `ExecReload=`.
+    static let defaultReloadTimeout = 90
+
+    /// `plugin restart NAME`, the only plugin action.
+    private static func plugin(_ positionals: [String]) throws(UsageError) -> Command {
+        guard let action = positionals.first else {
+            throw UsageError("plugin needs an action: plugin restart NAME", command: "plugin")
+        }
+        guard action == "restart" else {
+            throw UsageError("unknown plugin action \"\(action)\" (plugin restart NAME)", command: "plugin")
+        }
+        switch positionals.count {
+        case 1: throw UsageError("plugin restart needs a plugin name", command: "plugin")
+        case 2: return .restartPlugin(positionals[1])
+        default: throw UsageError("plugin restart takes one plugin name", command: "plugin")
         }
     }
 

@@ -1,4 +1,4 @@
-// mobiusctl: the command-line client of mobiusd's control socket (PROTOCOL.md sections 1 and 6).
+// mobiusctl: the command-line client of mobiusd's control socket (docs/protocol.md sections 1 and 6).
 // It links MobiusJSON and MobiusSystem only, never the daemon kit.
 
 import MobiusSystem
@@ -7,7 +7,8 @@ let invocation: Invocation
 do {
     invocation = try Invocation.parse(
         Array(CommandLine.arguments.dropFirst()), environment: SystemProcess.environmentVariables(),
-        userID: SystemProcess.userID)
+        userID: SystemProcess.userID, isSocket: { (try? FileSystem.status($0, followingLinks: true))??.kind == .socket }
+    )
 } catch {
     let console = Console(mode: .json)
     console.error(error.message)

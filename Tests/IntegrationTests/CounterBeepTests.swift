@@ -1,7 +1,7 @@
 import MobiusSystem
 import Testing
 
-/// The embedded counter's beep (PROTOCOL.md 6): the bundled `mobiusd-beep` plugin when it is installed next to
+/// The embedded counter's beep (docs/protocol.md 6): the bundled `mobiusd-beep` plugin when it is installed next to
 /// `mobiusd`, else a built-in log line.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct CounterBeepTests {

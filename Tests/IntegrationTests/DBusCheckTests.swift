@@ -22,4 +22,28 @@ struct DBusCheckTests {
         #expect(run.exit == .exited(1), "\(run.exit); stdout \(run.stdout)")
         #expect(run.stderr.contains(key + ":"), "stderr must name \(key): \(run.stderr)")
     }
+
+    @Test(
+        "limits a message can never reach within the bus's memory budget fail --check naming the key",
+        arguments: [
+            (#""maxValues":16777216"#, "dbus[0].maxValues", "at most 1966072"),
+            (#""maxValues":2000000"#, "dbus[0].maxValues", "at most 1966072"),
+            (#""maxValues":1000000,"maxStringBytes":60000000"#, "dbus[0].maxValues", "at most 222144"),
+            (#""maxStringBytes":268435456"#, "dbus[0].maxStringBytes", "at most 67108576"),
+        ])
+    func unreachableLimits(limits: String, key: String, most: String) throws {
+        let scratch = DaemonScratch()
+        let config = #"{"update":{"builtin":"counter"},"dbus":[{"bus":"system","type":"t",\#(limits)}]}"#
+        let run = try DaemonToolRun.mobiusd(["--check", "--config", scratch.write("bad.json", config)])
+        #expect(run.exit == .exited(1), "\(run.exit); stdout \(run.stdout)")
+        #expect(run.stderr.contains(key + ":") && run.stderr.contains(most), "\(run.stderr)")
+    }
+
+    @Test("the largest limits within the bus's budget pass --check")
+    func largestLimits() throws {
+        let scratch = DaemonScratch()
+        let config = #"{"update":{"builtin":"counter"},"dbus":[{"bus":"system","type":"t","maxValues":1966072}]}"#
+        let run = try DaemonToolRun.mobiusd(["--check", "--config", scratch.write("good.json", config)])
+        #expect(run.exit == .exited(0), "\(run.stderr)")
+    }
 }

@@ -30,6 +30,11 @@ struct DBusHostileTests {
         try eventually("every signal handed over is applied") {
             try client.recorderModel()["count"]?.int64Value == signals
         }
+        if try client.dbusStatus("f")["dropped"]?.int64Value ?? 0 > 0 {
+            try eventually("a drop is logged with the bound that refused it") {
+                daemon.standardError.contains("events are waiting for the loop (the loop is behind)")
+            }
+        }
         #expect(try daemon.residentBytes() < 200 << 20)
         #expect(try daemon.terminate() == .exited(0))
     }

@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// READY=1 and D-Bus sources (PROTOCOL.md 3 and 4): it waits for reachable buses' matches and initial reads, never
+/// READY=1 and D-Bus sources (docs/protocol.md 3 and 4): it waits for reachable buses' matches and initial reads, never
 /// for an unreachable bus.
 @Suite("D-Bus sources and READY=1", .serialized, .timeLimit(.minutes(2)))
 struct DBusReadinessTests {

@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// D-Bus sources against a real private dbus-daemon (PROTOCOL.md 3): the value mapping of every type, match
+/// D-Bus sources against a real private dbus-daemon (docs/protocol.md 3): the value mapping of every type, match
 /// filtering, initial reads, and a bus that is unreachable at start.
 @Suite("D-Bus sources", .serialized, .timeLimit(.minutes(3)))
 struct DBusSourceTests {
@@ -21,7 +21,7 @@ struct DBusSourceTests {
         try client.recorderModel()["events"]?.arrayValue ?? []
     }
 
-    @Test("every D-Bus type maps to JSON as PROTOCOL.md 3 says, 64-bit integers exact")
+    @Test("every D-Bus type maps to JSON as docs/protocol.md 3 says, 64-bit integers exact")
     func everyType() throws {
         let bus = try PrivateBus()
         let daemon = try Self.recorder(bus, sources: [#"{"bus":"BUS","type":"t","match":{"member":"AllTypes"}}"#])

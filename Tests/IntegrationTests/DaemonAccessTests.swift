@@ -2,7 +2,7 @@ import Glibc
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 1.6: peer credentials decide permissions, and connection limits answer `Overloaded`.
+/// docs/protocol.md 1.6: peer credentials decide permissions, and connection limits answer `Overloaded`.
 ///
 /// Another user is played by `setpriv --reuid=65534` (nobody) running socat, the documented client.
 @Suite(.serialized, .timeLimit(.minutes(3)))

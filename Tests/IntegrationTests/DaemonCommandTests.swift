@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 1.2/1.3: every command of the control socket against the real daemon.
+/// docs/protocol.md 1.2/1.3: every command of the control socket against the real daemon.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DaemonCommandTests {
     static let increment = #"{"type":"increment"}"#
@@ -175,7 +175,7 @@ struct DaemonCommandTests {
     @Test func statusSeesOnlyEarlierRequestsOfItsConnection() throws {
         let daemon = try DaemonProcess.start()
         let client = try daemon.connect()
-        // Requests take effect in order (PROTOCOL.md 1.4): rejections sent after `status` are not in it.
+        // Requests take effect in order (docs/protocol.md 1.4): rejections sent after `status` are not in it.
         try client.send(lines: ["[1]", "status"] + Array(repeating: "[2]", count: 1000) + ["status"])
         #expect(try client.readReply().errorCode == "InvalidEvent")
         let status = try client.readReply()

@@ -3,7 +3,7 @@ import Glibc
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md section 6: the command line and the config file, through the real binary.
+/// docs/protocol.md section 6: the command line and the config file, through the real binary.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DaemonConfigCLITests {
     static let goodConfig = """

@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 1.3: every error code the daemon produces today, with its `line`, and the connection afterwards.
+/// docs/protocol.md 1.3: every error code the daemon produces today, with its `line`, and the connection afterwards.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DaemonErrorCodeTests {
     static let increment = #"{"type":"increment"}"#

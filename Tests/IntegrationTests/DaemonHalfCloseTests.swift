@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 1.5: read-EOF from a client means "no more requests", not "gone".
+/// docs/protocol.md 1.5: read-EOF from a client means "no more requests", not "gone".
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DaemonHalfCloseTests {
     static let increment = #"{"type":"increment"}"#

@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 1.5 under load: many clients, slow readers, and pipelining clients that never read.
+/// docs/protocol.md 1.5 under load: many clients, slow readers, and pipelining clients that never read.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DaemonLoadTests {
     static let increment = #"{"type":"increment"}"#

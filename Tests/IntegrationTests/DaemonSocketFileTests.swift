@@ -3,7 +3,7 @@ import Glibc
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 1.1 and 4: the socket file's life (stale files, a live owner, mode) and a clean SIGTERM.
+/// docs/protocol.md 1.1 and 4: the socket file's life (stale files, a live owner, mode) and a clean SIGTERM.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DaemonSocketFileTests {
     static let increment = #"{"type":"increment"}"#
@@ -138,7 +138,7 @@ struct DaemonSocketFileTests {
         let client = try daemon.connect()
         #expect(try client.request(Self.increment).seq == 1)
         daemon.send(signal: SIGHUP)
-        // "SIGHUP without --config reloads nothing, logs so" (PROTOCOL.md 4): wait for that log line.
+        // "SIGHUP without --config reloads nothing, logs so" (docs/protocol.md 4): wait for that log line.
         try DaemonTraffic.eventually("the daemon logs the SIGHUP") { daemon.standardError.contains("SIGHUP") }
         #expect(try client.request(Self.increment).seq == 2)
         #expect(daemon.isRunning)

@@ -1,6 +1,6 @@
 import Testing
 
-/// PROTOCOL.md 1.5 and 2.4: an app's own programming error (an effect that matches two Swift routes) is logged and
+/// docs/protocol.md 1.5 and 2.4: an app's own programming error (an effect that matches two Swift routes) is logged and
 /// counted; it never takes the daemon down.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct HostileAppTests {

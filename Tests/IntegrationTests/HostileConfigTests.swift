@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// PROTOCOL.md 1.5 and 6: no config value makes the daemon trap; `--check` refuses what start-up could not run,
+/// docs/protocol.md 1.5 and 6: no config value makes the daemon trap; `--check` refuses what start-up could not run,
 /// naming the key.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct HostileConfigTests {

@@ -3,7 +3,7 @@ import Glibc
 import MobiusSystem
 import Testing
 
-/// PROTOCOL.md 1.5, file descriptors: the daemon raises its soft RLIMIT_NOFILE at start, and running out of
+/// docs/protocol.md 1.5, file descriptors: the daemon raises its soft RLIMIT_NOFILE at start, and running out of
 /// descriptors stops accepting for a while instead of spinning on accept and logging every failure.
 @Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DaemonSpawn.which("prlimit") != nil, "needs prlimit"))
 struct HostileFileDescriptorTests {

@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 1.5 (nesting) and the built-in apps' documented rejections: input that once crashed the daemon, grew
+/// docs/protocol.md 1.5 (nesting) and the built-in apps' documented rejections: input that once crashed the daemon, grew
 /// a model past what can be replayed, or was silently acked as a no-op.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct HostileInputTests {

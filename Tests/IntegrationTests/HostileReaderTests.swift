@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// PROTOCOL.md 1.5: a client that sends thousands of requests and never reads costs about `maxOutputBytes` plus one
+/// docs/protocol.md 1.5: a client that sends thousands of requests and never reads costs about `maxOutputBytes` plus one
 /// reply, and other clients are still served.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct HostileReaderTests {

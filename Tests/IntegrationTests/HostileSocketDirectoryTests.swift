@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// PROTOCOL.md 1.1: the socket's directory is checked before binding, so another local user can never pre-create
+/// docs/protocol.md 1.1: the socket's directory is checked before binding, so another local user can never pre-create
 /// it and own the path; missing directories are created with fixed modes.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct HostileSocketDirectoryTests {

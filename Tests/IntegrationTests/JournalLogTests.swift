@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// The `log` command (PROTOCOL.md 1.2): every event in order, resumable by `since`, bounded by `limit`, streaming
+/// The `log` command (docs/protocol.md 1.2): every event in order, resumable by `since`, bounded by `limit`, streaming
 /// with `follow`, served from the journal's files for readers behind what memory holds.
 @Suite("Journal: log", .serialized, .timeLimit(.minutes(2)))
 struct JournalLogTests {

@@ -5,7 +5,7 @@ import MobiusSystem
 import Synchronization
 import Testing
 
-/// Durable state across restarts (PROTOCOL.md 1.4 and 5): an acknowledged event survives SIGTERM and SIGKILL, seq
+/// Durable state across restarts (docs/protocol.md 1.4 and 5): an acknowledged event survives SIGTERM and SIGKILL, seq
 /// continues, the epoch stays, and damage is either cut off (a torn tail) or stops start-up naming where it is.
 @Suite("Journal: recovery", .serialized, .timeLimit(.minutes(3)))
 struct JournalRecoveryTests {
@@ -175,8 +175,8 @@ struct JournalRecoveryTests {
         let client = try daemon.connect()
         #expect(try client.request("model").model == 3)
         #expect(try client.request(Self.increment).seq == 4)
-        try DaemonTraffic.eventually("the log says torn record at byte \(size)") {
-            daemon.standardError.contains("torn record at byte \(size)")
+        try DaemonTraffic.eventually("the log says the records end at byte \(size), and what was cut") {
+            daemon.standardError.contains("\(segment) ends at byte \(size), followed by")
         }
         #expect(try FileSystem.fileSize(segment) == size, "cut back to the last whole record")
     }

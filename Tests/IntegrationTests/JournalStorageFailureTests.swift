@@ -3,7 +3,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// A journal that cannot be written (PROTOCOL.md 1.3 `StorageFailure`): the pass is undone, reads go on, and
+/// A journal that cannot be written (docs/protocol.md 1.3 `StorageFailure`): the pass is undone, reads go on, and
 /// writing resumes in a new segment when it works again. The failure is real: the daemon runs under a file-size
 /// limit (RLIMIT_FSIZE, through prlimit), so its write fails with EFBIG (it ignores SIGXFSZ).
 @Suite("Journal: storage failure", .serialized, .timeLimit(.minutes(2)))

@@ -3,8 +3,8 @@ import MobiusSystem
 import Testing
 
 /// `make install-files` (what `make install` runs after its release build) with PREFIX and DESTDIR puts the binaries,
-/// units (pointing at the installed binary), man pages and docs where a package would, and `make uninstall` takes
-/// them away again.
+/// units (pointing at the installed binary), man pages, docs and exactly the plugins docs/systemd.md lists where a
+/// package would, and `make uninstall` takes them away again.
 @Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DaemonSpawn.which("make") != nil, "make is missing"))
 struct MakeInstallTests {
     static let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -31,6 +31,24 @@ struct MakeInstallTests {
         return found.sorted()
     }
 
+    /// The files docs/systemd.md says the plugin directory holds: the backquoted names of its sentence "The
+    /// plugin directory holds exactly …", which must name every example plugin under Plugins/ (`*/mobiusd-*`).
+    static func documentedPlugins() throws -> [String] {
+        let doc = try String(contentsOfFile: "\(packageDirectory)/docs/systemd.md", encoding: .utf8)
+            .replacingOccurrences(of: "\n", with: " ")
+        let sentence = try #require(
+            doc.components(separatedBy: "The plugin directory holds exactly ").dropFirst().first?
+                .components(separatedBy: ". ").first)
+        let named = sentence.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        let examples = try FileManager.default.contentsOfDirectory(atPath: "\(packageDirectory)/Plugins").flatMap {
+            directory in
+            ((try? FileManager.default.contentsOfDirectory(atPath: "\(packageDirectory)/Plugins/\(directory)")) ?? [])
+                .filter { $0.hasPrefix("mobiusd-") }
+        }
+        #expect(Set(examples).isSubset(of: named), "docs/systemd.md names \(named), Plugins/ has \(examples)")
+        return named.sorted()
+    }
+
     @Test("install-files with PREFIX=/usr under DESTDIR, then uninstall")
     func installAndUninstall() throws {
         let scratch = DaemonScratch()
@@ -50,6 +68,10 @@ struct MakeInstallTests {
         ] {
             #expect(installed.contains(wanted), "\(wanted) not installed: \(installed)")
         }
+        let plugins = Self.files(under: "\(root)/usr/lib/mobiusd/plugins")
+        #expect(plugins == (try Self.documentedPlugins()), "the plugin directory holds \(plugins)")
+        let run = try DaemonToolRun.run("\(root)/usr/lib/mobiusd/plugins/mobiusd-exec", [])
+        #expect(run.exit == .exited(2) && run.stderr.contains("is a mobiusd plugin"), "\(run.stderr)")
         let unit = try String(contentsOfFile: "\(root)/usr/lib/systemd/system/mobiusd@.service", encoding: .utf8)
         #expect(unit.contains("\nExecStart=/usr/bin/mobiusd --config /etc/mobiusd/%i.json\n"), "\(unit)")
         #expect(FileSystem.isExecutable("\(root)/usr/bin/mobiusd"))

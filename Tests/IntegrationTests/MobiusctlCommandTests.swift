@@ -29,7 +29,8 @@ struct MobiusctlCommandTests {
         #expect(run.exit == .exited(2), "\(run)")
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("mobiusctl: send: invalid JSON: unexpected end"), "\(run)")
-        #expect(run.stderr.contains("usage: mobiusctl [--socket PATH] [--json | --human] send JSON"), "\(run)")
+        #expect(
+            run.stderr.contains("usage: mobiusctl [--socket PATH | --app NAME] [--json | --human] send JSON"), "\(run)")
     }
 
     @Test func sendOfAnEventTheAppRejectsExitsOneWithCodeAndMessage() throws {

@@ -1,17 +1,21 @@
 import MobiusJSON
+import MobiusSystem
 import Testing
 
 @testable import mobiusctl
 
 /// mobiusctl's hand-written argument parser, called directly (the executable module is `@testable`).
 @Suite struct MobiusctlParserTests {
-    private func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> Invocation {
-        try Invocation.parse(arguments, environment: environment, userID: 1000)
+    /// Parses as user 1000 on a host where exactly `sockets` are sockets.
+    private func parse(
+        _ arguments: [String], environment: [String: String] = [:], sockets: Set<String> = []
+    ) throws -> Invocation {
+        try Invocation.parse(arguments, environment: environment, userID: 1000, isSocket: sockets.contains)
     }
 
     private func usageError(_ arguments: [String]) -> UsageError? {
         do throws(UsageError) {
-            _ = try Invocation.parse(arguments, environment: [:], userID: 1000)
+            _ = try Invocation.parse(arguments, environment: [:], userID: 1000, isSocket: { _ in false })
             return nil
         } catch {
             return error
@@ -40,15 +44,69 @@ import Testing
         #expect(try parse(["status"], environment: both).socket.origin == .environment)
         #expect(try parse(["status"], environment: ["XDG_RUNTIME_DIR": "/r"]).socket.origin == .runtimeDirectory)
         #expect(try parse(["status"], environment: empty).socket.origin == .fallback)
+        #expect(
+            try parse(["status", "--app", "garage"]).socket.origin
+                == .app("garage", searched: ["/tmp/mobiusd-1000/garage.sock", "/run/mobiusd/garage.sock"]))
     }
 
-    @Test func missingSocketHintForTheTmpFallbackNamesXDGRuntimeDir() throws {
-        // The integration tests cannot own /tmp/mobiusd-UID (a real daemon of this user may listen there).
-        let hint = try parse(["status"]).socket.hint
+    @Test func appOptionLooksWhereTheDaemonAndItsUnitsPutTheSocket() throws {
+        let xdg = ["XDG_RUNTIME_DIR": "/run/user/7"]
+        let (runtime, fallback, system) =
+            ("/run/user/7/mobiusd/garage.sock", "/tmp/mobiusd-1000/garage.sock", "/run/mobiusd/garage.sock")
+        // Where none is a socket: the daemon's own default in this environment.
+        #expect(try parse(["--app", "garage", "status"], environment: xdg).socketPath == runtime)
+        #expect(try parse(["status", "--app=garage"]).socketPath == fallback)
+        // Else the first that is: the daemon's default with XDG_RUNTIME_DIR, without it (a daemon started where it
+        // was unset: sudo, a container), then the system units'.
         #expect(
-            hint
-                == "hint: the path is the counter's default when XDG_RUNTIME_DIR is unset; for another app or a "
-                + "daemon that has XDG_RUNTIME_DIR set, give --socket PATH or set MOBIUSD_SOCKET")
+            try parse(["--app", "garage", "ping"], environment: xdg, sockets: [fallback, system]).socketPath == fallback
+        )
+        #expect(try parse(["--app", "garage", "ping"], environment: xdg, sockets: [system]).socketPath == system)
+        #expect(try parse(["--app", "garage", "ping"], sockets: [system]).socketPath == system)
+        #expect(
+            try parse(["--app", "garage", "ping"], environment: xdg, sockets: [runtime, fallback, system]).socketPath
+                == runtime)
+        // --app is a flag, so it wins over MOBIUSD_SOCKET as --socket does. Without it the default app's path is the
+        // daemon's default, whatever sockets the host has.
+        #expect(
+            try parse(["--app", "garage", "ping"], environment: ["MOBIUSD_SOCKET": "/e.sock"]).socketPath == fallback)
+        #expect(
+            try parse(["ping"], sockets: ["/run/mobiusd/counter.sock"]).socketPath == "/tmp/mobiusd-1000/counter.sock")
+    }
+
+    @Test func appOptionNamesAnAppAndExcludesSocket() {
+        #expect(
+            usageError(["--app", "garage", "--socket", "/s", "ping"])
+                == UsageError("give --app or --socket, not both", command: "ping"))
+        #expect(usageError(["ping", "--app="]) == UsageError("--app needs an app name", command: "ping"))
+        #expect(
+            usageError(["ping", "--app", "../x"])
+                == UsageError(
+                    "--app \"../x\" is not an app name (1 to 64 letters, digits, -, _ and .)", command: "ping"))
+    }
+
+    @Test func theUnitsListenWhereAppLooks() throws {
+        let units = "\(DocCatalog.packageDirectory)/systemd"
+        let system = try String(contentsOfFile: "\(units)/mobiusd@.socket", encoding: .utf8)
+        #expect(system.contains("\nListenStream=\(AppSocketPaths.systemUnit(app: "%i"))\n"), "\(system)")
+        let counter = try String(contentsOfFile: "\(units)/mobiusd.socket", encoding: .utf8)
+        #expect(counter.contains("\nListenStream=\(AppSocketPaths.systemUnit(app: "counter"))\n"), "\(counter)")
+        let user = try String(contentsOfFile: "\(units)/user/mobiusd@.socket", encoding: .utf8)
+        let userPath = AppSocketPaths.daemonDefault(app: "%i", runtimeDirectory: "%t", userID: 0)
+        #expect(user.contains("\nListenStream=\(userPath)\n"), "\(user)")
+    }
+
+    @Test func missingSocketHintSaysWhereItLooked() throws {
+        // The integration tests cannot own /tmp/mobiusd-UID (a real daemon of this user may listen there).
+        #expect(
+            try parse(["status"]).socket.hint
+                == "hint: the path is the counter's default when XDG_RUNTIME_DIR is unset; for another app give --app "
+                + "NAME, for a daemon that has XDG_RUNTIME_DIR set --socket PATH or MOBIUSD_SOCKET")
+        #expect(
+            try parse(["status", "--app", "garage"], environment: ["XDG_RUNTIME_DIR": "/r"]).socket.hint
+                == "hint: looked for app \"garage\" where mobiusd puts its socket: /r/mobiusd/garage.sock "
+                + "(under XDG_RUNTIME_DIR), /tmp/mobiusd-1000/garage.sock (without XDG_RUNTIME_DIR), "
+                + "/run/mobiusd/garage.sock (the system units); --socket PATH for another path")
     }
 
     @Test func outputModeFromFlagsLastOneWins() throws {
@@ -88,6 +146,21 @@ import Testing
         #expect(try line(["monitor"]) == "monitor")
         #expect(try line(["hello"]) == "hello")
         #expect(try line(["ping"]) == "ping")
+        #expect(try line(["reload"]) == "reload")
+        #expect(try line(["plugin", "restart", "fx"]) == #"plugin {"restart":"fx"}"#)
+        #expect(try line(["plugin", "restart", "--", "-odd\"name"]) == #"plugin {"restart":"-odd\"name"}"#)
+    }
+
+    @Test(arguments: [
+        (["reload", "now"], "reload takes no argument \"now\""),
+        (["plugin"], "plugin needs an action: plugin restart NAME"),
+        (["plugin", "restart"], "plugin restart needs a plugin name"),
+        (["plugin", "restart", "a", "b"], "plugin restart takes one plugin name"),
+        (["plugin", "stop", "fx"], "unknown plugin action \"stop\" (plugin restart NAME)"),
+        (["reload", "--path", "/a"], "reload does not take --path"),
+    ])
+    func controlCommandUsageErrors(arguments: [String], message: String) {
+        #expect(usageError(arguments)?.message == message, "\(arguments)")
     }
 
     @Test func helpAndVersion() throws {

@@ -12,6 +12,8 @@ struct MobiusctlSocketTests {
             #expect(run.exit == .exited(0), "\(arguments): \(run)")
             #expect(run.stdout == "{\"ok\":true,\"seq\":0}\n")
         }
+        // A socket where --app does not look: the banner names it.
+        #expect(sandbox.daemon?.stdout.contains("  watch: mobiusctl --socket \(path) watch\n") == true)
     }
 
     @Test func environmentVariableAndItsPrecedence() throws {
@@ -30,6 +32,30 @@ struct MobiusctlSocketTests {
         let run = try sandbox.ctl(["hello"])
         #expect(run.exit == .exited(0), "\(run)")
         #expect(run.stdout.contains("\"app\":\"counter\""))
+    }
+
+    @Test func appOptionFindsTheSocketTheDaemonNamedAfterTheApp() throws {
+        let sandbox = CtlSandbox()
+        let config = sandbox.directory + "/garage.json"
+        try #"{"app":"garage","update":{"builtin":"counter"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        try sandbox.startDaemon(defaultSocket: true, arguments: ["--config", config, "--ephemeral"])
+        for arguments in [["--app", "garage", "hello"], ["hello", "--app=garage"]] {
+            let run = try sandbox.ctl(arguments, environment: ["MOBIUSD_SOCKET": "/nonexistent/x.sock"])
+            #expect(run.exit == .exited(0), "\(arguments): \(run)")
+            #expect(run.stdout.contains("\"app\":\"garage\""), "\(run)")
+        }
+        // Where --app finds the socket, the banner says so rather than spelling out the path.
+        let banner = sandbox.daemon?.stdout ?? ""
+        #expect(banner.contains("  watch: mobiusctl --app garage watch\n"), "\(banner)")
+        // An app nobody runs (a name no daemon of this host has, since the test cannot own /tmp/mobiusd-UID).
+        let shed = "shed-\(UInt64.random(in: 0...UInt64.max))"
+        let other = try sandbox.ctl(["--app", shed, "ping"])
+        let runtime = sandbox.environment["XDG_RUNTIME_DIR"]!
+        #expect(other.exit == .exited(3), "\(other)")
+        #expect(
+            other.stderr.hasPrefix("mobiusctl: cannot connect to \(runtime)/mobiusd/\(shed).sock: No such file"),
+            "\(other)")
+        #expect(other.stderr.contains("hint: looked for app \"\(shed)\" where mobiusd puts its socket"), "\(other)")
     }
 
     @Test func missingSocketNamesThePathAndTheReason() throws {
@@ -60,7 +86,8 @@ struct MobiusctlSocketTests {
         let lines = fromDefault.stderr.split(separator: "\n")
         #expect(lines.count == 2, "one line of error, one of hint: \(fromDefault)")
         #expect(
-            lines.last?.hasPrefix("mobiusctl: hint: the path is the counter's default under $XDG_RUNTIME_DIR") == true,
+            lines.last?.hasPrefix("mobiusctl: hint: the path is the counter's default under $XDG_RUNTIME_DIR")
+                == true,
             "\(fromDefault)")
         // A refused connection (a stale socket file) gets the hint too; an overlong path, which no daemon can
         // listen on, does not.

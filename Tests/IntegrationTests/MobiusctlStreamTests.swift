@@ -88,7 +88,7 @@ struct MobiusctlStreamTests {
         #expect(human.stderr == "monitoring from seq 0; Ctrl-C to stop\n")
     }
 
-    /// PROTOCOL.md 1.2: `monitor` streams model traces too, whether or not anyone is subscribed.
+    /// docs/protocol.md 1.2: `monitor` streams model traces too, whether or not anyone is subscribed.
     @Test func monitorShowsModelTracesWithoutSubscribers() throws {
         let sandbox = CtlSandbox()
         try sandbox.startDaemon()

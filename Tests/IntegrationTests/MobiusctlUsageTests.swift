@@ -3,13 +3,15 @@ import Testing
 /// Help, version and usage errors of the built binary (no daemon needed).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct MobiusctlUsageTests {
-    static let commands = ["send", "model", "watch", "status", "monitor", "log", "hello", "ping", "help"]
+    static let commands = [
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+    ]
 
     @Test func toolHelpListsEveryCommandAndTheExitStatuses() throws {
         let sandbox = CtlSandbox()
         let run = try sandbox.ctl(["--help"])
         #expect(run.exit == .exited(0))
-        #expect(run.stdout.hasPrefix("Usage: mobiusctl [--socket PATH]"))
+        #expect(run.stdout.hasPrefix("Usage: mobiusctl [--socket PATH | --app NAME]"))
         for command in Self.commands { #expect(run.stdout.contains("\n  \(command)"), "\(command)") }
         #expect(run.stdout.contains("MOBIUSD_SOCKET"))
         #expect(run.stdout.contains("Exit status: 0 ok; 1"))
@@ -44,6 +46,8 @@ struct MobiusctlUsageTests {
         (["watch", "--path", "nope"], "mobiusctl: --path \"nope\" is not a JSON Pointer"),
         (["ping", "--socket"], "mobiusctl: --socket needs a value"),
         (["frobnicate", "--help"], "mobiusctl: unknown command \"frobnicate\""),
+        (["plugin", "restart"], "mobiusctl: plugin restart needs a plugin name"),
+        (["reload", "now"], "mobiusctl: reload takes no argument \"now\""),
     ])
     func usageErrorsExitTwoWithAUsageLine(arguments: [String], message: String) throws {
         let run = try CtlSandbox().ctl(arguments)

@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// PROTOCOL.md 2.1: `user` and `group` when the daemon runs as root: groups, then gid, then uid, and that user's
+/// docs/protocol.md 2.1: `user` and `group` when the daemon runs as root: groups, then gid, then uid, and that user's
 /// HOME.
 @Suite(.serialized, .timeLimit(.minutes(1)), .enabled(if: SystemProcess.userID == 0, "needs root"))
 struct PluginAccountTests {

@@ -2,7 +2,7 @@ import Foundation
 import MobiusJSON
 import Testing
 
-/// PROTOCOL 2.3: a plugin's host-side queue is bounded by pushing back, never by dropping. When a plugin has
+/// docs/protocol.md 2.3: a plugin's host-side queue is bounded by pushing back, never by dropping. When a plugin has
 /// `maxQueued` effects waiting, the daemon stops taking events from the edges (clients, D-Bus, timers) until the
 /// queue drains, while plugin results and plugin events keep flowing; the update plugin's channel is always read.
 @Suite(.serialized, .timeLimit(.minutes(4)))
@@ -85,6 +85,28 @@ struct PluginBackpressureTests {
         let entry = try client.request("status")["plugins"]?["fx"]
         let timedOut = entry?["timedOut"]?.int64Value ?? 0
         #expect(timedOut >= 32, "\(String(describing: entry))")
+        try daemon.terminate()
+    }
+
+    /// A `mobiusd.after` timer that fires while a plugin pushes back is an edge too: its event waits (counted in
+    /// `queues.timer`) and is applied once the queue has drained, not dropped and not let past.
+    @Test func aTimerEventWaitsWhileAPluginPushesBack() throws {
+        let fx = PluginFixtures.behave(options: [:], ["maxQueued": 2, "concurrency": 1, "timeout": 2])
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let client = try daemon.connect()
+        let timer: JSONValue = ["type": "mobiusd.after", "ms": 300, "event": ["type": "add", "n": 5]]
+        #expect(try client.request(PluginFixtures.emit(timer)).seq == 1)
+        let hang = PluginFixtures.emit(["type": "job", "do": "hang"])
+        let replies = try pipeline([hang, hang, hang], on: client)
+        #expect(replies.map(\.seq) == [2, 3, 4], "\(replies)")
+        Thread.sleep(forTimeInterval: 0.8)
+        let held = try client.request("status")
+        #expect(held["plugins"]?["fx"]?["pushingBack"] == true, "\(held)")
+        #expect(held["queues"]?["timer"] == 1 && held.seq == 4, "the timer's event waits: \(held)")
+        try DaemonTraffic.eventually("the timer's event is applied once fx has drained", timeout: .seconds(20)) {
+            try client.request("model").model?["total"] == 5
+        }
+        #expect(try client.request("ping").seq == 5)
         try daemon.terminate()
     }
 

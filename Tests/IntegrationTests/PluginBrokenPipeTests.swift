@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PluginBrokenPipeTests {
     /// The plugin reads `initialize`, closes its stdin, then answers: the daemon's `initialized` and every request
-    /// after it meet a closed pipe. The daemon keeps running and answering, and its log names the plugin.
+    /// after it meet a closed pipe. The daemon keeps running and answering, ends the plugin and restarts it.
     @Test func aWriteToAClosedStdinDoesNotBringTheDaemonDown() throws {
         let scratch = DaemonScratch()
         let plugin = scratch.write(
@@ -29,6 +29,11 @@ struct PluginBrokenPipeTests {
             try SystemClock.sleep(nanoseconds: 50_000_000)
         }
         #expect(daemon.isRunning, "the daemon survived: \(daemon.standardError.suffix(2000))")
+        // The plugin cannot be reached any more: it is ended and restarted, not left `running`.
+        #expect(daemon.standardError.contains("plugin closer closed its stdin but is still running"))
+        try DaemonTraffic.eventually("the plugin is restarted") {
+            (try client.request("status")["plugins"]?["closer"]?["restarts"]?.int64Value ?? 0) >= 1
+        }
         try daemon.terminate()
     }
 }

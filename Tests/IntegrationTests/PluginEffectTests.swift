@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 2.3: effects go to the plugin that claims their key; events come back tied to the effect, in
+/// docs/protocol.md 2.3: effects go to the plugin that claims their key; events come back tied to the effect, in
 /// `result.events`, or unsolicited; failures become `onError` events; timeouts cancel; progress extends.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct PluginEffectTests {

@@ -1,7 +1,8 @@
+import Glibc
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 2.1, 2.2, 2.4: start-up handshakes that fail, the start limit, protocol violations, shutdown
+/// docs/protocol.md 2.1, 2.2, 2.4: start-up handshakes that fail, the start limit, protocol violations, shutdown
 /// escalation, process groups, and routing conflicts.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct PluginLifecycleTests {
@@ -109,6 +110,102 @@ struct PluginLifecycleTests {
         }
         try DaemonTraffic.eventually("the child left in the plugin's process group is ended") {
             !DaemonSpawn.processExists(child)
+        }
+        try daemon.terminate()
+    }
+
+    @Test func pluginThatClosesItsStdoutIsEndedAndRestarted() throws {
+        let entry = PluginFixtures.behave(
+            options: [:], ["restart": PluginFixtures.quickRestart, "timeout": 60, "onError": ["type": "effectFailed"]])
+        let (daemon, client) = try start(entry)
+        guard let first = try worker(client)?["pid"]?.int64Value else {
+            Issue.record("no pid in status")
+            return
+        }
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "hang"])).isAck)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "close-stdout"])).isAck)
+        try DaemonTraffic.eventually("both effects in flight fail with PluginExited long before their timeout") {
+            let seen = try client.request("model").model?["seen"]?.arrayValue ?? []
+            return seen.filter { $0["error"]?["code"] == "PluginExited" }.count == 2
+        }
+        try DaemonTraffic.eventually("the plugin is restarted") {
+            let entry = try worker(client)
+            return entry?["restarts"] == 1 && entry?["state"] == "running"
+        }
+        #expect(!DaemonSpawn.processExists(Int32(first)), "the plugin that closed its stdout is ended")
+        try DaemonTraffic.eventually("the log says why") { daemon.standardError.contains("closed its stdout") }
+        try daemon.terminate()
+    }
+
+    @Test func shutdownKillsAChildThatIgnoresSIGTERM() throws {
+        let scratch = DaemonScratch()
+        let pidFile = scratch.file("child.pid")
+        let (daemon, client) = try start(PluginFixtures.behave(options: ["childPidFile": .string(pidFile)]))
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "stubborn-child"])).isAck)
+        try DaemonTraffic.eventually("the child ignores SIGTERM and wrote its pid") {
+            !scratch.read("child.pid").isEmpty
+        }
+        guard let child = Int32(scratch.read("child.pid").trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            Issue.record("no child pid")
+            return
+        }
+        defer { if DaemonSpawn.processExists(child) { _ = kill(child, SIGKILL) } }
+        let before = ContinuousClock.now
+        try daemon.terminate(timeout: .seconds(20))
+        let took = ContinuousClock.now - before
+        #expect(!DaemonSpawn.processExists(child), "the child that ignored SIGTERM is killed before the daemon exits")
+        #expect(took >= .milliseconds(1900), "SIGTERM to the group, SIGKILL 2 s later: \(took)")
+        #expect(took < .seconds(4), "the daemon exits right after the group is gone: \(took)")
+    }
+
+    @Test func controlBytesFromAPluginAreEscapedInTheLog() throws {
+        let entry = PluginFixtures.behave(options: [:], ["restart": PluginFixtures.quickRestart])
+        let (daemon, client) = try start(entry)
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "controls"])).isAck)
+        try DaemonTraffic.eventually("the violation and the stderr line are logged") {
+            let log = daemon.standardError
+            return log.contains("broke the protocol") && log.contains("plugin worker: stderr")
+        }
+        let log = daemon.standardError
+        #expect(!log.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(log.debugDescription)")
+        #expect(!log.contains("\u{FFFD}"), "bytes that are not UTF-8 are escaped, not replaced")
+        #expect(log.contains(#"not json \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 é"#), "\(log)")
+        #expect(log.contains(#"plugin worker: stderr \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 é"#), "\(log)")
+        try daemon.terminate()
+    }
+
+    /// A config whose update is the Python SDK's fixture plugin (Plugins/sdk/python/fixture_plugin.py).
+    private func startSDKUpdate() throws -> (DaemonProcess, DaemonLineClient) {
+        let fixture = PluginFixtures.directory + "/../../../Plugins/sdk/python/fixture_plugin.py"
+        let restart: JSONValue = ["initialDelay": 0.02, "maxDelay": 0.05, "burst": 2, "interval": 60]
+        let config: JSONValue = [
+            "app": "sdktest", "update": ["plugin": "app"],
+            "plugins": ["app": ["exec": [.string(fixture)], "restart": restart]],
+        ]
+        let daemon = try DaemonProcess.start(config: String(decoding: config.encoded(), as: UTF8.self))
+        return (daemon, try daemon.connect())
+    }
+
+    @Test func aPythonPluginsExitStatusIsLogged() throws {
+        let (daemon, client) = try startSDKUpdate()
+        _ = try client.request(#"{"type":"exit","status":3}"#)
+        try DaemonTraffic.eventually("the log has the status sys.exit gave") {
+            daemon.standardError.contains("plugin app exited (exit status 3)")
+        }
+        #expect(!daemon.standardError.contains("exit status 0"), "\(daemon.standardError)")
+        try daemon.terminate()
+    }
+
+    @Test func aPythonUpdateThatRaisesIsACrashNotTheSendersFault() throws {
+        let (daemon, client) = try startSDKUpdate()
+        let reply = try client.request(#"{"type":"boom"}"#)
+        #expect(reply.ok == false && reply.errorCode != "InvalidEvent", "\(reply.value)")
+        // The plugin's stderr lines are rate-limited; the exit line carries the last ones, the exception's among them.
+        try DaemonTraffic.eventually("the traceback is logged as an error, and the plugin's exit with the exception") {
+            let log = daemon.standardError
+            return log.contains("error plugin app: Traceback (most recent call last):")
+                && log.contains("plugin app exited (exit status 1); its last stderr lines: Traceback")
+                && log.contains("| ZeroDivisionError: division by zero")
         }
         try daemon.terminate()
     }

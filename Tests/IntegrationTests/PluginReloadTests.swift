@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// SIGHUP with plugins (issue #7, PROTOCOL.md 4): changed plugins restart, unchanged ones keep running, new ones
+/// SIGHUP with plugins (issue #7, docs/protocol.md 4): changed plugins restart, unchanged ones keep running, new ones
 /// start, removed ones stop.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PluginReloadTests {

@@ -1,7 +1,7 @@
 import MobiusSystem
 import Testing
 
-/// PROTOCOL.md 1.1 and 4: a socket systemd passes (here `systemd-socket-activate`, which does what a .socket unit
+/// docs/protocol.md 1.1 and 4: a socket systemd passes (here `systemd-socket-activate`, which does what a .socket unit
 /// does) is used instead of binding, the one named `control` preferred, and never unlinked.
 @Suite(
     .serialized, .timeLimit(.minutes(2)),

@@ -32,6 +32,11 @@ struct SystemdLogTests {
         let journal = try JournalListener(scratch: scratch)
         let (daemon, _) = try Self.start(
             scratch: scratch, launcher: JournalListener.launcher(journalDirectory: journal.directory))
+        // The start-up banner is a record like any other, not a line on stdout.
+        let banner = try journal.next { $0["MESSAGE"]?.contains("listening on") == true }
+        #expect(banner["PRIORITY"] == "5", "\(banner)")
+        #expect(
+            banner["MESSAGE"]?.hasPrefix("mobiusd ") == true && banner["MESSAGE"]?.contains(#"app "counter""#) == true)
         let ready = try journal.next { $0["MESSAGE"] == "ready" }
         #expect(ready["PRIORITY"] == "5")
         #expect(ready["SYSLOG_IDENTIFIER"] == "mobiusd")
@@ -39,6 +44,7 @@ struct SystemdLogTests {
         #expect(try daemon.terminate() == .exited(0))
         try journal.next { $0["MESSAGE"] == "stopped" }
         #expect(!daemon.standardError.contains("ready"), "\(daemon.standardError)")
+        #expect(daemon.standardOutput.isEmpty, "\(daemon.standardOutput)")
     }
 
     @Test("a plugin's stderr line reaches the journal with its priority and MOBIUSD_PLUGIN")
@@ -52,6 +58,34 @@ struct SystemdLogTests {
         let line = try journal.next { $0["MOBIUSD_PLUGIN"] == "worker" }
         #expect(line["MESSAGE"] == "plugin worker: initializing in mode normal", "\(line)")
         #expect(line["PRIORITY"] == "6", "the plugin's own <6> prefix")
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
+    @Test("control bytes and bytes that are not UTF-8 from a plugin reach the journal escaped, as text")
+    func escapedRecords() throws {
+        let scratch = DaemonScratch()
+        let journal = try JournalListener(scratch: scratch)
+        scratch.write("mobiusd.json", PluginFixtures.config(plugins: ["worker": PluginFixtures.behave()]))
+        let (daemon, _) = try Self.start(
+            scratch: scratch, launcher: JournalListener.launcher(journalDirectory: journal.directory),
+            arguments: ["--config", scratch.file("mobiusd.json")])
+        let client = try daemon.connect()
+        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "controls"])).isAck)
+        // The stderr line and the violation come in either order.
+        var stderrLine: [String: String] = [:]
+        var violation: [String: String] = [:]
+        _ = try journal.next { record in
+            let message = record["MESSAGE"] ?? ""
+            if message.hasPrefix("plugin worker: stderr") { stderrLine = record }
+            if message.contains("broke the protocol") { violation = record }
+            return !stderrLine.isEmpty && !violation.isEmpty
+        }
+        let shown = #"\x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 é"#
+        #expect(stderrLine["MESSAGE"] == "plugin worker: stderr " + shown, "\(stderrLine)")
+        #expect(violation["MESSAGE"]?.hasSuffix(": not json " + shown) == true, "\(violation)")
+        for record in [stderrLine, violation] {
+            #expect(!(record["MESSAGE"] ?? "").unicodeScalars.contains { $0.value < 0x20 }, "\(record)")
+        }
         #expect(try daemon.terminate() == .exited(0))
     }
 
@@ -81,7 +115,9 @@ struct SystemdLogTests {
         try notify.next("STOPPING", "1")
         let lines = daemon.standardError.split(separator: "\n")
         #expect(lines.contains("<5>ready"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("<5>mobiusd ") && $0.contains(" listening on ") }, "\(lines)")
         #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
+        #expect(daemon.standardOutput.isEmpty, "\(daemon.standardOutput)")
     }
 
     @Test("a JOURNAL_STREAM that is not the daemon's stderr gives timestamped lines with levels")

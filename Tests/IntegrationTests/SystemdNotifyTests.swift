@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// PROTOCOL.md 4 against a NOTIFY_SOCKET listener the test owns: READY=1 only once the socket accepts, STATUS kept
+/// docs/protocol.md 4 against a NOTIFY_SOCKET listener the test owns: READY=1 only once the socket accepts, STATUS kept
 /// current, STOPPING=1 and exit 0 on SIGTERM, RELOADING=1 then READY=1 on SIGHUP, WATCHDOG=1 at half of
 /// WATCHDOG_USEC from the loop's own thread (a wedged update stops it), and no harm from a broken environment.
 @Suite(.serialized, .timeLimit(.minutes(3)))

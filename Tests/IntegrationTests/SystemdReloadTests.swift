@@ -1,7 +1,8 @@
+import Foundation
 import MobiusSystem
 import Testing
 
-/// PROTOCOL.md 4 and issue #7: SIGHUP re-reads and validates the config. A valid one applies access lists and socket
+/// docs/protocol.md 4 and issue #7: SIGHUP re-reads and validates the config. A valid one applies access lists and socket
 /// limits to open connections too and reports settings that need a restart; an invalid one keeps the old config and
 /// says why; without `--config` nothing is reloaded. Each reload ends with READY=1, which the tests wait for.
 @Suite(.serialized, .timeLimit(.minutes(3)))
@@ -98,6 +99,32 @@ struct SystemdReloadTests {
         #expect(try client.request(Self.increment).seq == 1, "the old access list still applies")
         #expect(try daemon.terminate() == .exited(0))
         #expect(daemon.standardError.contains("reload refused"), "\(daemon.standardError)")
+    }
+
+    /// A status update that traffic queued just before the reload does not replace the refusal, and later status
+    /// lines keep it until the next reload.
+    @Test func aRefusedReloadsStatusStays() throws {
+        let scratch = DaemonScratch()
+        let good = #"{"update":{"builtin":"counter"}}"#
+        let (daemon, listener, _) = try Self.start(config: good, scratch: scratch)
+        let client = try daemon.connect()
+        // Two changes within a second: the second arms the timer that sends the status a second later.
+        #expect(try client.request(Self.increment).seq == 1)
+        try listener.next(timeout: .seconds(5), "a traffic status") { $0["STATUS"]?.contains("seq 1") == true }
+        #expect(try client.request(Self.increment).seq == 2)
+        let refused = try Self.reload(daemon, listener, scratch: scratch, config: "{not json")
+        #expect(refused.hasPrefix("reload refused"), "\(refused)")
+        Thread.sleep(forTimeInterval: 1.5)
+        let later = try listener.drain().compactMap { $0["STATUS"] }
+        #expect(later.allSatisfy { $0.contains("reload refused") }, "the refusal stays: \(later)")
+        #expect(try client.request(Self.increment).seq == 3)
+        let after = try listener.next(timeout: .seconds(5), "a status after more traffic") {
+            $0["STATUS"]?.contains("seq 3") == true
+        }
+        #expect(after["STATUS"]?.contains("reload refused") == true, "still there after a real change: \(after)")
+        let applied = try Self.reload(daemon, listener, scratch: scratch, config: good)
+        #expect(applied.hasPrefix("reloaded"), "\(applied)")
+        #expect(try daemon.terminate() == .exited(0))
     }
 
     @Test("a changed update is reported as needing a restart and left as it is; --socket still wins over socket.path")

@@ -13,8 +13,8 @@ struct SystemdUnitTests {
     static let unitDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("systemd").path
 
-    /// Copies the units in `subdirectory` of systemd/ into a scratch directory with ExecStart pointing at the built
-    /// mobiusd (verify checks that the program exists).
+    /// Copies the units in `subdirectory` of systemd/ into a scratch directory with ExecStart and ExecReload pointing
+    /// at the built mobiusd and mobiusctl (verify checks that the programs exist).
     static func copyUnits(_ subdirectory: String = "") throws -> (DaemonScratch, [String]) {
         let scratch = DaemonScratch()
         let source = subdirectory.isEmpty ? unitDirectory : "\(unitDirectory)/\(subdirectory)"
@@ -22,7 +22,8 @@ struct SystemdUnitTests {
             .filter { $0.hasSuffix(".service") || $0.hasSuffix(".socket") }.sorted()
         for name in names {
             let text = try String(contentsOfFile: "\(source)/\(name)", encoding: .utf8)
-            scratch.write(name, text.replacingOccurrences(of: "/usr/local/bin/mobiusd", with: DaemonSpawn.mobiusdPath))
+            let built = URL(fileURLWithPath: DaemonSpawn.mobiusdPath).deletingLastPathComponent().path
+            scratch.write(name, text.replacingOccurrences(of: "/usr/local/bin/", with: built + "/"))
         }
         return (scratch, names)
     }
@@ -75,14 +76,20 @@ struct SystemdUnitTests {
 
     @Test("every service is Type=notify with the watchdog, reload, restart and state lines the daemon relies on")
     func serviceEssentials() throws {
+        // `systemctl reload` waits for mobiusctl, which waits for the daemon's outcome, on the unit's own socket.
+        let reloads = [
+            "mobiusd.service": "ExecReload=+/usr/local/bin/mobiusctl --human --socket /run/mobiusd/counter.sock reload",
+            "mobiusd@.service": "ExecReload=+/usr/local/bin/mobiusctl --human --socket /run/mobiusd/%i.sock reload",
+            "user/mobiusd@.service": "ExecReload=/usr/local/bin/mobiusctl --human --socket %t/mobiusd/%i.sock reload",
+        ]
         for (directory, names) in [("", ["mobiusd.service", "mobiusd@.service"]), ("user", ["mobiusd@.service"])] {
             for name in names {
-                let path = directory.isEmpty ? "\(Self.unitDirectory)/\(name)" : "\(Self.unitDirectory)/user/\(name)"
+                let unit = directory.isEmpty ? name : "\(directory)/\(name)"
+                let path = "\(Self.unitDirectory)/\(unit)"
                 let lines = Set(
                     try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init))
                 for wanted in [
-                    "Type=notify", "NotifyAccess=main", "WatchdogSec=30s", "Restart=on-failure",
-                    "ExecReload=/bin/kill -HUP $MAINPID",
+                    "Type=notify", "NotifyAccess=main", "WatchdogSec=30s", "Restart=on-failure", reloads[unit]!,
                 ] {
                     #expect(lines.contains(wanted), "\(path) lacks \(wanted)")
                 }

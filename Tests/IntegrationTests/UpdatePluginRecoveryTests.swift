@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// PROTOCOL.md 2.5 and 5: replay after a crash goes through the update plugin (in batches), then `init` runs on
+/// docs/protocol.md 2.5 and 5: replay after a crash goes through the update plugin (in batches), then `init` runs on
 /// the recovered model.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct UpdatePluginRecoveryTests {

@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-/// PROTOCOL.md 2.5: the app's update as a plugin: `init`, `update` one at a time or `updateBatch` per pass, split
+/// docs/protocol.md 2.5: the app's update as a plugin: `init`, `update` one at a time or `updateBatch` per pass, split
 /// where a pass reads the model; rejections; a plugin that dies mid-event; one past its start limit.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct UpdatePluginTests {

@@ -3,7 +3,7 @@ import Testing
 @testable import MobiusDaemon
 @testable import MobiusSystem
 
-/// Who may read and write (PROTOCOL.md 1.6), including rules that need a peer's supplementary groups.
+/// Who may read and write (docs/protocol.md 1.6), including rules that need a peer's supplementary groups.
 @Suite("Access policy")
 struct AccessPolicyTests {
     static func peer(uid: UInt32, gid: UInt32) -> PeerCredentials {
@@ -72,7 +72,7 @@ struct AccessPolicyTests {
     }
 }
 
-/// The socket directory checks of PROTOCOL.md 1.1, on file-status values.
+/// The socket directory checks of docs/protocol.md 1.1, on file-status values.
 @Suite("Socket directory checks")
 struct SocketDirectoryProblemTests {
     static let uid: UInt32 = 1000

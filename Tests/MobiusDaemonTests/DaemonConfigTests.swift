@@ -3,7 +3,7 @@ import Testing
 
 @testable import MobiusDaemon
 
-@Suite("Config file parsing (PROTOCOL.md 6)")
+@Suite("Config file parsing (docs/protocol.md 6)")
 struct DaemonConfigTests {
     func parse(_ text: String, base: String = "/etc/mobiusd") throws(ConfigError) -> DaemonConfig {
         try DaemonConfig(json: try! JSONValue(parsing: text), baseDirectory: base)
@@ -46,6 +46,22 @@ struct DaemonConfigTests {
         #expect(config.plugins.first?.plugin.restart.burst == 5)
         #expect(config.dbus.first?.match.map(\.0) == ["interface", "member"])
         #expect(config.accessWrite == ["root"])
+    }
+
+    @Test("a plugin's env values that start with ./ or ../ resolve against the config file, as exec paths do")
+    func envPathsResolveLikeExec() throws {
+        let config = try parse(
+            #"""
+            {"plugins":{"p":{"exec":["./p.py"],"env":{"PYTHONPATH":"../sdk:./lib:/opt/x:","HERE":".","UP":"..",
+              "MODE":"fast","URL":"http://example.org/a/./b","NAME":"lib/x",".x":"./y/"}}}}
+            """#)
+        let env = try #require(config.plugins.first?.plugin.env)
+        #expect(env.map(\.0) == ["PYTHONPATH", "HERE", "UP", "MODE", "URL", "NAME", ".x"])
+        #expect(
+            env.map(\.1) == [
+                "/etc/mobiusd/../sdk:/etc/mobiusd/lib:/opt/x:", "/etc/mobiusd", "/etc/mobiusd/..", "fast",
+                "http://example.org/a/./b", "lib/x", "/etc/mobiusd/y",
+            ])
     }
 
     @Test(

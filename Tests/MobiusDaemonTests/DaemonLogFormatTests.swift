@@ -13,6 +13,25 @@ struct DaemonLogFormatTests {
         #expect(String(decoding: hostile, as: UTF8.self) == "<6>plugin says hi\\n<0>fake emergency\\r\n")
     }
 
+    @Test("every control character in a message is escaped, in lines and in journal records")
+    func controlCharacters() {
+        let hostile = "nul \u{0} esc \u{1B}[31m bel \u{07} tab \t del \u{7F} nel \u{85} kept é ¢ \\x00"
+        let escaped = #"nul \x00 esc \x1b[31m bel \x07 tab \t del \x7f nel \u0085 kept é ¢ \x00"#
+        #expect(String(decoding: DaemonLog.format(.info, hostile, journal: true), as: UTF8.self) == "<6>\(escaped)\n")
+        #expect(
+            DaemonLog.journalRecord(.info, hostile, LogFields(plugin: "a\u{0}b")) == [
+                "MESSAGE=\(escaped)", "PRIORITY=6", "SYSLOG_IDENTIFIER=mobiusd", #"MOBIUSD_PLUGIN=a\x00b"#,
+            ])
+        #expect(DaemonLog.escaped("plain ascii and ünïcode") == "plain ascii and ünïcode")
+    }
+
+    @Test("another program's bytes become text with each byte that is not UTF-8 as \\xNN")
+    func programText() {
+        let bytes: [UInt8] = [0x61, 0xFF, 0xC3, 0x20, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xED, 0xA0, 0x80, 0xF0, 0x9F, 0x98]
+        #expect(DaemonLog.text(bytes[...]) == #"a\xff\xc3 é€\xed\xa0\x80\xf0\x9f\x98"#)
+        #expect(DaemonLog.text(Array("plain é".utf8)[...]) == "plain é")
+    }
+
     @Test("a line for people has an RFC 3339 UTC timestamp with milliseconds and the level")
     func plainLine() {
         let line = String(decoding: DaemonLog.format(.notice, "ready", journal: false), as: UTF8.self)
@@ -26,7 +45,7 @@ struct DaemonLogFormatTests {
         let record = DaemonLog.journalRecord(.error, "two\nlines", LogFields(plugin: "sound", seq: 42))
         #expect(
             record == [
-                "MESSAGE=two\nlines", "PRIORITY=3", "SYSLOG_IDENTIFIER=mobiusd", "MOBIUSD_PLUGIN=sound",
+                #"MESSAGE=two\nlines"#, "PRIORITY=3", "SYSLOG_IDENTIFIER=mobiusd", "MOBIUSD_PLUGIN=sound",
                 "MOBIUSD_SEQ=42",
             ])
         #expect(LogFields(source: "dbus").journalFields == ["MOBIUSD_SOURCE=dbus"])

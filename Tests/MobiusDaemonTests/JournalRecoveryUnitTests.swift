@@ -63,7 +63,7 @@ struct JournalRecoveryUnitTests {
         #expect(try FileSystem.fileSize(second) == Int64(16 + 3 * 31), "the last gives its unused room back")
     }
 
-    @Test("a record torn into the zero-filled room of the last segment is cut off; anything after zeros is damage")
+    @Test("a record torn into the zero-filled room of the last segment is cut off; a record after zeros is damage")
     func tornIntoZerosIsCutOffButNotDataAfterZeros() throws {
         let directory = try TemporaryDirectory(prefix: "journal-unit")
         defer { directory.remove() }
@@ -90,7 +90,7 @@ struct JournalRecoveryUnitTests {
         #expect {
             _ = try recover(damaged)
         } throws: { error in
-            "\(error)".contains("records follow a run of zeros")
+            "\(error)".contains("a run of zeros before other bytes, and a valid record of seq 3 follows at byte 142")
         }
     }
 
@@ -144,5 +144,132 @@ struct JournalRecoveryUnitTests {
         #expect(replayed == [4, 5])
         #expect(outcome.catalog.firstKeptSeq == 1, "log can still serve seq 1")
         #expect(outcome.catalog.segment(containing: 2)?.firstSeq == 1)
+    }
+    func flip(_ path: String, at offset: Int, mask: UInt8 = 0x01) throws {
+        var bytes = try FileSystem.read(path)
+        bytes[offset] ^= mask
+        let fd = try FileDescriptor.openFile(path, .readWrite)
+        defer { fd.close() }
+        try fd.writeAll(bytes, at: 0)
+    }
+
+    @Test("a record that a valid record follows is damage, whatever its length field claims: nothing is cut")
+    func aRecordAValidRecordFollowsIsNeverCutOff() throws {
+        for (record, mask) in [(0, UInt8(0x01)), (0, 0x80), (7, 0x01)] {
+            let directory = try TemporaryDirectory(prefix: "journal-unit")
+            defer { directory.remove() }
+            let path = try segment(directory, firstSeq: 1, seqs: 1...10, zeros: 4096)
+            let size = try FileSystem.fileSize(path)
+            // Byte 2 of the length: +65,536, or (0x80 in byte 3) a length past any segment.
+            try flip(path, at: 16 + record * 31 + (mask == 0x80 ? 3 : 2), mask: mask)
+            let next = 16 + (record + 1) * 31
+            #expect {
+                _ = try recover(directory)
+            } throws: { error in
+                "\(error)".contains("damaged at byte \(16 + record * 31)")
+                    && "\(error)".contains("a valid record of seq \(record + 2) follows at byte \(next)")
+            }
+            #expect(try FileSystem.fileSize(path) == size, "record \(record), mask \(mask): nothing cut")
+        }
+    }
+
+    @Test("junk that no valid record follows ends the last segment: cut off, the records before it kept")
+    func junkNoValidRecordFollowsIsCutOff() throws {
+        for junkAt in [16 + 5 * 31, 16 + 5 * 31 + 100, 16 + 5 * 31 + 4096] {
+            let directory = try TemporaryDirectory(prefix: "journal-unit")
+            defer { directory.remove() }
+            let path = try segment(directory, firstSeq: 1, seqs: 1...5, zeros: 4096)
+            let fd = try FileDescriptor.openFile(path, .readWrite)
+            try fd.writeAll([0xC3, 0x5A, 0xFF, 0x10, 0x42, 0x99, 0x01, 0x7E], at: Int64(junkAt))
+            fd.close()
+            let (outcome, replayed, _) = try recover(directory)
+            #expect(replayed == [1, 2, 3, 4, 5], "junk at \(junkAt)")
+            #expect(outcome.lastSeq == 5)
+            #expect(try FileSystem.fileSize(path) == Int64(16 + 5 * 31))
+        }
+    }
+
+    @Test("damage behind the snapshot is reported, and the records after it stay readable from where they resume")
+    func damageBehindTheSnapshotIsReported() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let first = try segment(directory, firstSeq: 1, seqs: 1...5)
+        _ = try segment(directory, firstSeq: 6, seqs: 6...8)
+        _ = try segment(directory, firstSeq: 12, seqs: 12...14)
+        _ = try SnapshotFile(epoch: epoch, seq: 13, time: 0, model: 13).write(into: directory.path)
+        try flip(first, at: 16 + 2 * 31 + 26)
+        let (outcome, replayed, _) = try recover(directory)
+        #expect(replayed == [14])
+        #expect(outcome.lastSeq == 14)
+        let damaged = outcome.catalog.damaged.map { $0.firstSeq...$0.lastSeq }
+        #expect(damaged == [3...3, 9...11])
+        #expect(outcome.catalog.damaged[0].problem.contains("\(first) is damaged at byte \(16 + 2 * 31)"))
+        #expect(outcome.catalog.damaged[1].problem.contains("skips from seq 8 to 12"))
+        #expect(outcome.catalog.firstKeptSeq == 1)
+
+        let reader = JournalReader(catalog: outcome.catalog)
+        let before = reader.read(from: 1, through: 14, maxBytes: 1 << 20, cursor: nil)
+        #expect(before.next == 3 && before.damage?.firstSeq == 3 && before.damage?.lastSeq == 3)
+        #expect(String(decoding: before.lines, as: UTF8.self).split(separator: "\n").count == 2)
+        let after = reader.read(from: 4, through: 14, maxBytes: 1 << 20, cursor: nil)
+        #expect(after.next == 9 && after.damage?.firstSeq == 9, "4...8, then the gap")
+        let rest = reader.read(from: 12, through: 14, maxBytes: 1 << 20, cursor: nil)
+        #expect(rest.next == 15 && rest.damage == nil)
+    }
+
+    @Test func damageAfterTheSnapshotStopsRecovery() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let path = try segment(directory, firstSeq: 1, seqs: 1...5)
+        _ = try SnapshotFile(epoch: epoch, seq: 2, time: 0, model: 2).write(into: directory.path)
+        try flip(path, at: 16 + 2 * 31 + 26)
+        #expect {
+            _ = try recover(directory)
+        } throws: { error in
+            "\(error)".contains("\(path) is damaged at byte \(16 + 2 * 31)")
+        }
+    }
+
+    @Test("a missing older segment is a gap behind the snapshot; before the first segment it is compaction")
+    func aMissingOlderSegmentIsAGap() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        _ = try segment(directory, firstSeq: 4, seqs: 4...6)
+        _ = try segment(directory, firstSeq: 10, seqs: 10...12)
+        _ = try SnapshotFile(epoch: epoch, seq: 11, time: 0, model: 11).write(into: directory.path)
+        let (outcome, replayed, _) = try recover(directory)
+        #expect(replayed == [12])
+        #expect(outcome.catalog.damaged.map { $0.firstSeq...$0.lastSeq } == [7...9])
+        #expect(outcome.catalog.firstKeptSeq == 4)
+    }
+
+    @Test func aSegmentRenamedToSeqZeroIsNotASegment() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let path = try segment(directory, firstSeq: 1, seqs: 1...3)
+        try FileSystem.rename(path, to: directory.file(JournalSegment.name(firstSeq: 0)))
+        _ = try segment(directory, firstSeq: 4, seqs: 4...5)
+        #expect {
+            _ = try recover(directory)
+        } throws: { error in
+            "\(error)".contains("no record of events 1...3")
+        }
+    }
+    @Test("damage a reader meets after start-up counts to the end of its segment, for every later reader too")
+    func damageFoundByAReaderIsKept() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let first = try segment(directory, firstSeq: 1, seqs: 1...5)
+        _ = try segment(directory, firstSeq: 6, seqs: 6...8)
+        let (outcome, _, _) = try recover(directory)
+        // A length field rots while the daemon runs: it claims far more than the file holds.
+        try flip(first, at: 16 + 2 * 31 + 3, mask: 0x10)
+        let reader = JournalReader(catalog: outcome.catalog)
+        let chunk = reader.read(from: 1, through: 8, maxBytes: 1 << 20, cursor: nil)
+        #expect(chunk.next == 3 && chunk.problem != nil)
+        #expect(chunk.damage.map { $0.firstSeq...$0.lastSeq } == 3...5)
+        #expect(outcome.catalog.damaged.map { $0.firstSeq...$0.lastSeq } == [3...5])
+        let rest = reader.read(from: 6, through: 8, maxBytes: 1 << 20, cursor: nil)
+        #expect(rest.next == 9 && rest.damage == nil)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import MobiusDaemon
 
-/// The commit hook between computing a pass and handing it out (PROTOCOL.md 1.4): nothing of a pass leaves the
+/// The commit hook between computing a pass and handing it out (docs/protocol.md 1.4): nothing of a pass leaves the
 /// loop before it is committed, and a failed commit undoes the pass.
 @Suite("Loop passes: commit")
 struct PassCommitTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MobiusDaemon
 
-/// Order inside one loop pass (PROTOCOL.md 1.3, 1.4): replies in request order, reads that see exactly the events
+/// Order inside one loop pass (docs/protocol.md 1.3, 1.4): replies in request order, reads that see exactly the events
 /// before them, seqs only for applied events, and replies before model publications before effects.
 @Suite("Loop passes: order")
 struct PassOrderTests {

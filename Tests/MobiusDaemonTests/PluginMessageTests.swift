@@ -3,7 +3,7 @@ import Testing
 
 @testable import MobiusDaemon
 
-/// The JSON-RPC lines of PROTOCOL.md section 2 as the plugin host writes and reads them.
+/// The JSON-RPC lines of docs/protocol.md section 2 as the plugin host writes and reads them.
 @Suite("Plugin messages")
 struct PluginMessageTests {
     @Test("the hand-written effect request is the same JSON as the generic request")

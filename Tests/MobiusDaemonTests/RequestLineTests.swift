@@ -3,7 +3,7 @@ import Testing
 
 @testable import MobiusDaemon
 
-@Suite("Request line classification (PROTOCOL.md 1.2)")
+@Suite("Request line classification (docs/protocol.md 1.2)")
 struct RequestLineTests {
     func classify(_ text: String) -> RequestLine {
         RequestLine.classify(ArraySlice(Array(text.utf8)))

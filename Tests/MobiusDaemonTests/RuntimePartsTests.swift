@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Runtime parts")
 struct RuntimePartsTests {
-    @Test("routing keys follow PROTOCOL.md 2.4")
+    @Test("routing keys follow docs/protocol.md 2.4")
     func routingKeys() {
         #expect(EffectRoutingKey.of("beep") == "beep")
         #expect(EffectRoutingKey.of(["type": "mobiusd.log", "message": "x"]) == "mobiusd.log")

@@ -4,8 +4,8 @@ import Testing
 
 @testable import MobiusDaemon
 
-/// Events the app refuses (PROTOCOL.md 1.3 `InvalidEvent`) and models that would nest past JSON's limit
-/// (PROTOCOL.md 1.5): the sender is told why, the model is unchanged, the event gets no seq.
+/// Events the app refuses (docs/protocol.md 1.3 `InvalidEvent`) and models that would nest past JSON's limit
+/// (docs/protocol.md 1.5): the sender is told why, the model is unchanged, the event gets no seq.
 @Suite("Loop passes: failable update and model depth")
 struct UpdateRejectionTests {
     static let limit = JSONParser.defaultMaxDepth

@@ -46,6 +46,16 @@ def crash(request):
     return 1 / 0
 
 
+@plugin.handler("exit")
+def exit_thread(request):
+    sys.exit(request.effect.get("status", 0))
+
+
+@plugin.handler("exitAsync")
+async def exit_async(request):
+    sys.exit(request.effect.get("status", 0))
+
+
 @plugin.handler("slow")
 async def slow(request):
     request.progress()
@@ -117,6 +127,10 @@ def update(model, event):
         return mp.Next(count + 1, [{"type": "echo", "count": count + 1}])
     if kind == "reject":
         raise mp.PluginError("reject refused at %d" % count)
+    if kind == "exit":
+        sys.exit(event.get("status", 0))
+    if kind == "boom":
+        return count / 0
     return None
 
 

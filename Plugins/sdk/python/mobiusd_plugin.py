@@ -1,4 +1,4 @@
-"""Write mobiusd plugins in Python: one stdlib-only file (PROTOCOL.md section 2).
+"""Write mobiusd plugins in Python: one stdlib-only file (docs/protocol.md section 2).
 
     import mobiusd_plugin as mp
 
@@ -25,6 +25,7 @@ import json
 import os
 import sys
 import threading
+import traceback
 
 __all__ = [
     "PROTOCOL", "Plugin", "PluginError", "Next", "EffectRequest", "effect_key",
@@ -106,6 +107,17 @@ class Next:
         self.model = model
         self.effects = list(effects)
 
+    def __eq__(self, other):
+        if not isinstance(other, Next):
+            return NotImplemented
+        return (self.model is _NO_CHANGE) == (other.model is _NO_CHANGE) and self.to_json() == other.to_json()
+
+    def __repr__(self):
+        parts = [] if self.model is _NO_CHANGE else [repr(self.model)]
+        if self.effects:
+            parts.append(repr(self.effects) if parts else "effects=%r" % (self.effects,))
+        return "Next(%s)" % ", ".join(parts)
+
     def to_json(self):
         result = {}
         if self.model is not _NO_CHANGE:
@@ -116,7 +128,7 @@ class Next:
 
 
 def effect_key(effect):
-    """The routing key of an effect (PROTOCOL.md 2.4), or None when it is unroutable."""
+    """The routing key of an effect (docs/protocol.md 2.4), or None when it is unroutable."""
     if isinstance(effect, str):
         return effect
     if isinstance(effect, dict):
@@ -169,6 +181,38 @@ def _encode(message):
 
 def _reject_constant(name):
     raise ValueError("%s is not JSON" % name)
+
+
+def _exit(status):
+    """Ends the process now with ``status`` (a ``sys.exit`` argument), from any thread, after stderr is written."""
+    if status is None:
+        code = 0
+    elif isinstance(status, int):
+        code = status & 0xFF
+    else:
+        sys.stderr.write("%s\n" % (status,))
+        code = 1
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _crash(exc):
+    """A bug in the plugin (an exception that is not ``PluginError`` where no effect can carry it): its traceback
+    goes to the log at ``<3>`` and the plugin exits 1, as an uncaught exception ends a Python program."""
+    error(_traceback(exc))
+    _exit(1)
+
+
+def _traceback(exc):
+    return "".join(traceback.format_exception(exc)).rstrip("\n")
+
+
+def _log_failure(what, exc):
+    """Logs at ``<3>`` that ``what`` failed: a ``PluginError``'s message, any other exception's traceback."""
+    if isinstance(exc, PluginError):
+        error("%s: %s" % (what, exc.message))
+    else:
+        error("%s:\n%s" % (what, _traceback(exc)))
 
 
 def _describe(exc):
@@ -298,12 +342,13 @@ class Plugin:
     # Running ------------------------------------------------------------------------------------------------
 
     def run(self):
-        """Speaks the protocol on stdin/stdout until stdin ends, then exits 0. Without MOBIUSD_PLUGIN it says
-        that it is a mobiusd plugin and exits 2."""
+        """Speaks the protocol on stdin/stdout until stdin ends, then exits 0; ``sys.exit(N)`` anywhere in the plugin
+        (a handler, a hook, ``update``) exits N at once. Without MOBIUSD_PLUGIN it says that it is a mobiusd plugin
+        and exits 2."""
         if not os.environ.get("MOBIUSD_PLUGIN"):
             sys.stderr.write(
                 "%s is a mobiusd plugin: mobiusd starts it and speaks JSON-RPC with it on stdin and stdout "
-                "(PROTOCOL.md section 2). Configure it under \"plugins\" in a mobiusd config instead of running it "
+                "(docs/protocol.md section 2). Configure it under \"plugins\" in a mobiusd config instead of running it "
                 "by hand. (MOBIUSD_PLUGIN is not set.)\n" % self.name)
             sys.stderr.flush()
             os._exit(2)
@@ -320,9 +365,11 @@ class Plugin:
         self._loop.call_soon(reader.start)
         try:
             self._loop.run_forever()
-        finally:
-            sys.stderr.flush()
-            os._exit(0)
+        except SystemExit as exc:
+            _exit(exc.code)
+        except BaseException as exc:  # never wait for handler threads at exit
+            _crash(exc)
+        _exit(0)
 
     def _read_stdin(self):
         """Reader thread: lines to the loop, a chunk's worth per hand-off; a line over the limit is skipped."""
@@ -423,7 +470,7 @@ class Plugin:
                 try:
                     self._on_shutdown()
                 except Exception as exc:  # an author's hook must not stop the answer
-                    error("shutdown hook failed: %s" % (_describe(exc)[1],))
+                    _log_failure("shutdown hook failed", exc)
             self._reply(rid, {})
         elif method in ("effect", "init", "update", "updateBatch"):
             if self.config is None:
@@ -466,7 +513,7 @@ class Plugin:
                 self._on_initialize(config)
             except Exception as exc:
                 code, message = _describe(exc)
-                error("start refused: %s" % message)
+                _log_failure("start refused", exc)
                 self._reply_error(rid, code, message)
                 sys.stderr.flush()
                 os._exit(1)
@@ -502,13 +549,15 @@ class Plugin:
         try:
             await self._on_start(self)
         except Exception as exc:
-            error("event source stopped: %s" % (_describe(exc)[1],))
+            _log_failure("event source stopped", exc)
 
     def _run_start_thread(self):
         try:
             self._on_start(self)
+        except SystemExit as exc:
+            _exit(exc.code)
         except Exception as exc:
-            error("event source stopped: %s" % (_describe(exc)[1],))
+            _log_failure("event source stopped", exc)
 
     # Effects ------------------------------------------------------------------------------------------------
 
@@ -546,6 +595,8 @@ class Plugin:
     async def _run_async(self, handler, request):
         try:
             outcome = (True, await handler(request))
+        except (SystemExit, KeyboardInterrupt):
+            raise
         except BaseException as exc:  # CancelledError included: the effect ends either way
             outcome = (False, exc)
         self._finish(request, outcome)
@@ -553,6 +604,8 @@ class Plugin:
     def _run_sync(self, handler, request):
         try:
             outcome = (True, handler(request))
+        except SystemExit as exc:
+            _exit(exc.code)
         except Exception as exc:
             outcome = (False, exc)
         self._finish(request, outcome)
@@ -570,6 +623,8 @@ class Plugin:
             events = list(value) if value else []
             self._reply(request.id, {"events": events} if events else {})
         else:
+            if not isinstance(value, (PluginError, asyncio.CancelledError)):
+                _log_failure("effect %s failed" % json.dumps(request.key), value)
             code, message = _describe(value)
             self._reply_error(request.id, code, message)
 
@@ -613,23 +668,26 @@ class Plugin:
     def _answer(self, rid, body):
         try:
             result = _as_next(body())
-        except Exception as exc:
-            code, message = _describe(exc)
-            self._reply_error(rid, code, message)
+        except PluginError as exc:
+            self._reply_error(rid, exc.code, exc.message)
             return
+        except Exception as exc:
+            _crash(exc)
         self._reply(rid, result.to_json())
 
     def batch(self, model, events):
         """``updateBatch`` on top of ``update``: each event sees the model the previous applied event left; a
-        rejected one leaves it as it was; ``model`` is in the result only when some event changed it."""
+        rejected one (``PluginError``) leaves it as it was; ``model`` is in the result only when some event changed
+        it. Any other exception is a crash, as in ``update``."""
         current, changed, results = model, False, []
         for event in events:
             try:
                 step = _as_next(self._update(current, event))
-            except Exception as exc:
-                code, message = _describe(exc)
-                results.append({"error": {"code": code, "message": message}})
+            except PluginError as exc:
+                results.append({"error": {"code": exc.code, "message": exc.message}})
                 continue
+            except Exception as exc:
+                _crash(exc)
             if step.model is not _NO_CHANGE:
                 current, changed = step.model, True
             results.append({"effects": step.effects} if step.effects else {})

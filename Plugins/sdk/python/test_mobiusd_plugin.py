@@ -7,7 +7,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from mobiusd_plugin_testing import PluginProcess  # noqa: E402
+from mobiusd_plugin_testing import Failed, Handled, PluginProcess, Rejected, RunningPlugin  # noqa: E402
 import mobiusd_plugin as mp  # noqa: E402
 
 FIXTURE = [sys.executable, os.path.join(HERE, "fixture_plugin.py")]
@@ -87,6 +87,19 @@ class EffectTests(unittest.TestCase):
         self.assertIn("not JSON", self.plugin.call("effect", {"effect": "nan"})["error"]["message"])
         # The plugin still works.
         self.assertIn("result", self.plugin.call("effect", {"effect": "echo"}))
+
+    def test_an_exception_other_than_plugin_error_logs_its_traceback(self):
+        self.assertIn("ZeroDivisionError", self.plugin.call("effect", {"effect": "crash"})["error"]["message"])
+        self.plugin.close()
+        self.assertIn("<3>Traceback (most recent call last):", self.plugin.stderr_lines)
+        self.assertIn("<3>ZeroDivisionError: division by zero", self.plugin.stderr_lines)
+
+    def test_sys_exit_in_a_handler_is_the_plugins_exit_status(self):
+        for key, status in (("exit", 4), ("exitAsync", 5)):
+            with PluginProcess(FIXTURE) as plugin:
+                plugin.initialize()
+                plugin.effect({"type": key, "status": status})
+                self.assertEqual(plugin.process.wait(timeout=20), status, key)
 
     def test_unknown_and_unroutable_effects_and_bad_params(self):
         self.assertIn('no handler for key "nope"', self.plugin.call("effect", {"effect": "nope"})["error"]["message"])
@@ -216,6 +229,26 @@ class UpdateTests(unittest.TestCase):
                          {"results": [{}, {"error": {"code": -32000, "message": "reject refused at 1"}}]})
         self.assertEqual(self.plugin.call("updateBatch", {"model": 1, "events": []})["result"], {"results": []})
 
+    def test_sys_exit_in_update_is_the_plugins_exit_status(self):
+        self.plugin.request("update", {"model": 1, "event": {"type": "exit", "status": 3}})
+        self.assertEqual(self.plugin.process.wait(timeout=20), 3)
+
+    def test_an_update_that_raises_crashes_the_plugin_with_its_traceback(self):
+        for method, params in (("update", {"model": 1, "event": {"type": "boom"}}),
+                               ("updateBatch", {"model": 1, "events": [{"type": "inc"}, {"type": "boom"}]})):
+            with PluginProcess(FIXTURE) as plugin:
+                plugin.initialize()
+                self.assertEqual(plugin.read()["params"]["event"]["type"], "started")
+                plugin.request(method, params)
+                self.assertEqual(plugin.process.wait(timeout=20), 1, method)
+                sent = []
+                while (message := plugin.read()) is not None:
+                    sent.append(message)
+                plugin.kill()  # waits for the rest of stderr
+                self.assertEqual(sent, [], "no answer blames the event: %s" % method)
+                self.assertIn("<3>Traceback (most recent call last):", plugin.stderr_lines, method)
+                self.assertIn("<3>ZeroDivisionError: division by zero", plugin.stderr_lines, method)
+
     def test_batch_matches_one_at_a_time(self):
         events = [{"type": t} for t in ("inc", "reject", "x", "inc", "inc", "reject")]
         model, singles = 0, []
@@ -228,6 +261,45 @@ class UpdateTests(unittest.TestCase):
             singles.append({k: v for k, v in reply["result"].items() if k == "effects"})
         batch = self.plugin.call("updateBatch", {"model": 0, "events": events})["result"]
         self.assertEqual((batch["model"], batch["results"]), (model, singles))
+
+
+class RunningPluginTests(unittest.TestCase):
+    """The author's helper: answers come back as values that compare with == and print as they would be written."""
+
+    def setUp(self):
+        self.plugin = RunningPlugin(FIXTURE, app="counter", name="fx")
+
+    def tearDown(self):
+        self.plugin.stop()
+
+    def test_init_and_update_answer_next_values(self):
+        self.assertEqual(self.plugin.init(None), mp.Next(0, [{"type": "echo"}]))
+        self.assertEqual(self.plugin.init(5), mp.Next())
+        self.assertEqual(self.plugin.update(5, {"type": "inc"}), mp.Next(6, [{"type": "echo", "count": 6}]))
+        self.assertEqual(self.plugin.update(5, "other"), mp.Next())
+        self.assertNotEqual(self.plugin.update(5, {"type": "inc"}), mp.Next(6))
+        self.assertEqual(self.plugin.update(5, {"type": "reject"}), Rejected("reject refused at 5"))
+        self.assertEqual(self.plugin.events, [{"type": "started", "app": "counter", "plugin": "fx"}])
+
+    def test_values_print_as_they_are_written(self):
+        self.assertEqual(repr(mp.Next(6, [{"type": "echo"}])), "Next(6, [{'type': 'echo'}])")
+        self.assertEqual(repr(mp.Next(effects=[{"type": "echo"}])), "Next(effects=[{'type': 'echo'}])")
+        self.assertEqual(repr(mp.Next()), "Next()")
+        self.assertEqual(repr(mp.Next(None)), "Next(None)")
+        self.assertEqual(repr(Rejected("no", code=7)), "Rejected('no', code=7)")
+        self.assertEqual(repr(Handled([{"type": "done"}])), "Handled([{'type': 'done'}])")
+        self.assertEqual(repr(Failed("boom")), "Failed('boom', code=-32000)")
+        with self.assertRaises(AssertionError) as failure:
+            self.assertEqual(self.plugin.update(5, {"type": "inc"}), mp.Next(7))
+        self.assertIn("Next(6, [{'type': 'echo', 'count': 6}]) != Next(7)", str(failure.exception))
+
+    def test_effects_answer_the_events_they_send_in_order(self):
+        self.assertEqual(self.plugin.effect({"type": "tied", "count": 2}),
+                         Handled([{"type": "tick", "n": 0}, {"type": "tick", "n": 1}, {"type": "done"}]))
+        self.assertEqual(self.plugin.effect({"type": "echo"}),
+                         Handled([{"type": "echoed", "effect": {"type": "echo"}}]))
+        self.assertEqual(self.plugin.effect({"type": "nobody"}),
+                         Failed('no handler for key "nobody"', code=-32602))
 
 
 class UnitTests(unittest.TestCase):

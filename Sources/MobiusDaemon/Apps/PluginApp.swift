@@ -1,7 +1,7 @@
 import MobiusCore
 import MobiusJSON
 
-/// A JSON app whose update is a plugin (`{"update":{"plugin":NAME}}`, PROTOCOL.md 2.5): the loop asks the plugin
+/// A JSON app whose update is a plugin (`{"update":{"plugin":NAME}}`, docs/protocol.md 2.5): the loop asks the plugin
 /// for each pass's outcomes before computing it, so the update closure here is never called.
 enum PluginApp {
     /// The app named `name` (default: the plugin's name), starting from `model` (default `null`).

@@ -1,7 +1,7 @@
 import MobiusJSON
 
 extension DaemonConfig {
-    /// One D-Bus event source (PROTOCOL.md 3; docs/dbus.md).
+    /// One D-Bus event source (docs/protocol.md 3; docs/dbus.md).
     public struct DBusSource: Sendable {
         /// `system`, `session` or a bus address, from `bus` (required).
         public var bus: String
@@ -84,6 +84,9 @@ extension DaemonConfig {
         source.limits.maxValues = try section.integer("maxValues", range: 1...(1 << 24)) ?? source.limits.maxValues
         source.limits.maxStringBytes =
             try section.integer("maxStringBytes", range: 1...(1 << 28)) ?? source.limits.maxStringBytes
+        if let (key, message) = source.limits.problem {
+            throw ConfigError(key: section.keyPath(key), message)
+        }
         if var read = try section.section("initialRead") {
             source.initialRead = try methodCall(&read)
             if let readEvent = read.value("event") {

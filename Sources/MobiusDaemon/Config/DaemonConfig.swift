@@ -1,7 +1,7 @@
 import MobiusJSON
 import MobiusSystem
 
-/// The daemon's configuration: PROTOCOL.md section 6, read from a JSON file and overridden by flags.
+/// The daemon's configuration: docs/protocol.md section 6, read from a JSON file and overridden by flags.
 public struct DaemonConfig: Sendable {
     /// Where the app's update comes from.
     public enum UpdateSource: Sendable, Equatable {
@@ -21,14 +21,18 @@ public struct DaemonConfig: Sendable {
         public var exec: [String]
         /// The object sent to the plugin in `initialize`, from `options`; default `{}`.
         public var options: JSONValue = .object([:])
-        /// Extra environment variables for the plugin, from the `env` object, in file order; default none.
+        /// Extra environment variables for the plugin, from the `env` object, in file order; default none. Relative
+        /// paths in a value (`./lib`, `..`, each element of a `:` list) resolve against the config file's directory.
         public var env: [(String, String)] = []
         /// Seconds an effect may go without progress before it is cancelled and fails, from `timeout`; default 30.
         public var timeout: Double = 30
         /// Most effects in flight at once, from `concurrency`; default 64.
         public var concurrency = 64
-        /// Most events in one `updateBatch` request (update plugins, PROTOCOL.md 2.5).
+        /// Most events in one `updateBatch` request (update plugins, docs/protocol.md 2.5).
         public var maxBatch = 1024
+        /// How many times an update plugin may die on one request before the request's event is rejected with
+        /// `PluginCrashed` (a batch is first split into single events), from `crashesPerEvent`; default 2.
+        public var crashesPerEvent = 2
         /// The user (name or uid) the plugin runs as when the daemon runs as root.
         public var user: String?
         /// The group (name or gid) the plugin runs as when the daemon runs as root.
@@ -211,21 +215,23 @@ public struct DaemonConfig: Sendable {
         try top.rejectUnknownKeys()
     }
 
-    /// Bounds of the durations in seconds (PROTOCOL.md 6): wide enough for any real use, narrow enough that no
+    /// Bounds of the durations in seconds (docs/protocol.md 6): wide enough for any real use, narrow enough that no
     /// timer or deadline computed from them overflows.
     static let stallTimeoutRange = 0.1...86_400.0
     static let effectTimeoutRange = 0.001...86_400.0
     static let restartDelayRange = 0.001...86_400.0
     static let restartIntervalRange = 0.1...86_400.0
 
-    static func isValidAppName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count)
-            && name.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-            } && name != "." && name != ".."
+    static func isValidAppName(_ name: String) -> Bool { AppSocketPaths.isValidAppName(name) }
+
+    /// An `env` value with each `:`-separated element that is `.`, `..` or starts with `./` or `../` resolved
+    /// against the config file's directory, as `exec` paths are; other elements (absolute paths, words, URLs) as
+    /// written.
+    private static func resolvingRelativePaths(_ value: String, against baseDirectory: String) -> String {
+        value.split(separator: ":", omittingEmptySubsequences: false).map { element in
+            let relative = element == "." || element == ".." || element.hasPrefix("./") || element.hasPrefix("../")
+            return relative ? FileSystem.resolve(String(element), against: baseDirectory) : String(element)
+        }.joined(separator: ":")
     }
 
     private static func plugin(_ section: inout ConfigReader, baseDirectory: String) throws(ConfigError) -> Plugin {
@@ -248,12 +254,13 @@ public struct DaemonConfig: Sendable {
                     throw ConfigError(key: env.keyPath(key), "MOBIUSD_ variables are set by the daemon itself")
                 }
                 guard let value = try env.string(key) else { continue }
-                plugin.env.append((key, value))
+                plugin.env.append((key, Self.resolvingRelativePaths(value, against: baseDirectory)))
             }
         }
         plugin.timeout = try section.seconds("timeout", range: Self.effectTimeoutRange) ?? plugin.timeout
         plugin.concurrency = try section.integer("concurrency", range: 1...100_000) ?? plugin.concurrency
         plugin.maxBatch = try section.integer("maxBatch", range: 1...65_536) ?? plugin.maxBatch
+        plugin.crashesPerEvent = try section.integer("crashesPerEvent", range: 1...100) ?? plugin.crashesPerEvent
         plugin.startTimeout = try section.seconds("startTimeout", range: Self.effectTimeoutRange) ?? plugin.startTimeout
         plugin.maxLineBytes = try section.integer("maxLineBytes", range: 1024...(1 << 30)) ?? plugin.maxLineBytes
         plugin.maxQueued = try section.integer("maxQueued", range: 1...1_000_000) ?? plugin.maxQueued

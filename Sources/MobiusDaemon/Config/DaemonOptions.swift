@@ -1,4 +1,4 @@
-/// The command line of `mobiusd` and of every program built on the kit (PROTOCOL.md section 6).
+/// The command line of `mobiusd` and of every program built on the kit (docs/protocol.md section 6).
 public struct DaemonOptions: Sendable, Equatable {
     /// The config file, from `--config FILE` (or `-c`); `nil` means no file, so the built-in defaults apply.
     public var configFile: String?

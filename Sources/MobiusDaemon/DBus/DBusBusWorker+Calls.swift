@@ -56,7 +56,7 @@ extension DBusBusWorker {
             let (values, cost) = try message.arguments(limits: DBusReadLimits())
             var object = call.template.objectValue ?? JSONObject()
             object["reply"] = .array(values)
-            _ = post(.object(object), cost: cost + 256, source: nil)
+            _ = post(.object(object), cost: cost + DBusReadLimits.eventCost, source: nil)
         } catch {
             fail(call.template, call.what, .limitsExceeded("the reply is too large: \(error)"))
         }

@@ -41,7 +41,9 @@ extension DBusBusWorker {
                 members.append(("member", header.member.map(JSONValue.string) ?? .null))
                 members.append(("args", .array(values)))
                 let event = Self.merged(JSONObject(members), source.event)
-                if post(event, cost: cost + 256, source: index) { statuses[index].update { $0.signals += 1 } }
+                if post(event, cost: cost + DBusReadLimits.eventCost, source: index) {
+                    statuses[index].update { $0.signals += 1 }
+                }
             case .failure(let problem):
                 statuses[index].update { $0.tooLarge += 1 }
                 log.limited(
@@ -61,17 +63,27 @@ extension DBusBusWorker {
         return .object(object)
     }
 
-    /// Posts an event to the loop within the budget; counts a drop against source `index` (if any).
+    /// Posts an event to the loop within the budget; counts a drop against source `index` (if any) and logs which
+    /// bound refused it.
     func post(_ event: JSONValue, cost: Int, source index: Int?) -> Bool {
         let total = inFlightCost.add(cost, ordering: .relaxed).newValue
         let name = index.map { sources[$0].name } ?? "mobiusd.dbus.call"
-        if total > Self.costBudget || !inbox.post(DBusDelivery(event: event, source: name, cost: cost)) {
-            inFlightCost.subtract(cost, ordering: .relaxed)
-            if let index { statuses[index].update { $0.dropped += 1 } }
-            log.limited("dbus dropped", .warning, "D-Bus \(bus): the loop is behind; dropped an event for \(name)")
-            return false
+        let refusal: String
+        if total > DBusReadLimits.busBudget {
+            refusal =
+                "the events waiting for the loop would cost \(total) bytes with this one (\(cost) bytes), over the "
+                + "bus's budget of \(DBusReadLimits.busBudget) bytes"
+        } else if inbox.post(DBusDelivery(event: event, source: name, cost: cost)) {
+            return true
+        } else if stopRequested {
+            refusal = "the bus is being closed"
+        } else {
+            refusal = "\(Self.inboxCapacity) events are waiting for the loop (the loop is behind)"
         }
-        return true
+        inFlightCost.subtract(cost, ordering: .relaxed)
+        if let index { statuses[index].update { $0.dropped += 1 } }
+        log.limited("dbus dropped", .warning, "D-Bus \(bus): dropped an event for \(name): \(refusal)")
+        return false
     }
 
     /// `NameOwnerChanged(name, old, new)` for a tracked name: the owner changes; a new owner of an initial read's
@@ -105,7 +117,9 @@ extension DBusBusWorker {
                 ]
                 let event = Self.merged(
                     Self.merged(JSONObject(members), source.event).objectValue!, source.initialReadEvent)
-                if post(event, cost: cost + 256, source: index) { statuses[index].update { $0.reads += 1 } }
+                if post(event, cost: cost + DBusReadLimits.eventCost, source: index) {
+                    statuses[index].update { $0.reads += 1 }
+                }
             } catch {
                 statuses[index].update { $0.lastError = "initial read: \(error)" }
                 log.limited(

@@ -39,9 +39,6 @@ final class DBusBusWorker: @unchecked Sendable {
     static let initialBackoff = 0.25
     static let maxBackoff = 30.0
     static let inboxCapacity = 4096
-    /// Events waiting for the loop may cost at most this much memory per bus (about 64 MiB); past it signals are
-    /// dropped and counted like a full inbox.
-    static let costBudget = 64 << 20
     /// Calls waiting for replies at once, per bus.
     static let maxPendingCalls = 1024
     /// Commands queued for the bus thread at once.

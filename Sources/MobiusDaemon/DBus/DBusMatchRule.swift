@@ -1,4 +1,4 @@
-/// A source's match rule (PROTOCOL.md 3): the fields it was configured with, the rule text given to the bus
+/// A source's match rule (docs/protocol.md 3): the fields it was configured with, the rule text given to the bus
 /// (`AddMatch`), and the same test applied again to each message the connection receives, because a connection's
 /// filter sees every message, including those other sources' rules asked for and the bus's own (NameAcquired).
 struct DBusMatchRule: Sendable, Equatable {

@@ -7,7 +7,7 @@ extension DBusMessage {
         let description: String
     }
 
-    /// The message's arguments as JSON (PROTOCOL.md 3): integers exact, doubles as numbers (NaN and infinities
+    /// The message's arguments as JSON (docs/protocol.md 3): integers exact, doubles as numbers (NaN and infinities
     /// as `null`, which JSON lacks), booleans, strings (object paths, signatures too), arrays, dicts as objects
     /// (keys as their text), structs as arrays, variants as their value, byte arrays as arrays of numbers, unix
     /// fds as `null` (never taken out of the message, so no descriptor is opened).
@@ -23,7 +23,7 @@ extension DBusMessage {
             values.append(try reader.value(&iterator, depth: 1))
             dbus_message_iter_next(&iterator)
         }
-        return (values, reader.values * 32 + reader.stringBytes)
+        return (values, reader.values * DBusReadLimits.valueCost + reader.stringBytes)
     }
 
     /// The header fields a match rule looks at, with the first `stringArguments` arguments' text when they are

@@ -1,7 +1,7 @@
 import MobiusJSON
 import MobiusSystem
 
-/// The daemon's D-Bus side (PROTOCOL.md 3): one `DBusBusWorker` per bus that a source or an effect names, their
+/// The daemon's D-Bus side (docs/protocol.md 3): one `DBusBusWorker` per bus that a source or an effect names, their
 /// sources' `status`, and the moment every source's first attempt has settled (for `READY=1`). Lives on the
 /// reactor thread.
 final class DBusSources {
@@ -80,7 +80,7 @@ final class DBusSources {
         if firstAttemptsSettled { body() } else { settledWaiters.append(body) }
     }
 
-    /// Holds `READY=1` (PROTOCOL.md 4) until every source's first attempt has settled: reachable buses' matches
+    /// Holds `READY=1` (docs/protocol.md 4) until every source's first attempt has settled: reachable buses' matches
     /// are in and their initial reads done; an unreachable bus releases it after its first failed attempt.
     func holdReadiness(_ gate: ReadinessGate) {
         guard !workers.isEmpty else { return }

@@ -108,7 +108,7 @@ final class DaemonJournal {
         reactor = runtime.reactor
         loop.commitHook = self
         loop.ephemeral = isEphemeral
-        // `--ephemeral` with no window keeps no history: `log` is Unavailable (PROTOCOL.md 1.3).
+        // `--ephemeral` with no window keeps no history: `log` is Unavailable (docs/protocol.md 1.3).
         if !isEphemeral || settings.logWindowBytes > 0 { loop.logFirstKept = { [unowned self] in firstKeptSeq } }
         loop.startLog = { [unowned server = runtime.server] connection, start in server.startLog(connection, start) }
         committedModel = { [unowned loop] in (loop.state.seq, loop.currentModelJSON()) }
@@ -160,6 +160,7 @@ final class DaemonJournal {
             ("firstKeptSeq", .number(JSONNumber(firstKeptSeq))),
             ("storageFailures", .number(JSONNumber(storageFailures))),
             ("fdatasync", .string(fdatasyncWhere)),
+            ("damaged", .array((catalog?.damaged ?? []).map(\.statusValue))),
         ]
         if let directory {
             members.append(("directory", .string(directory.path)))

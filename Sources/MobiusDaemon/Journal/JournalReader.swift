@@ -5,7 +5,7 @@ struct JournalReader: Sendable {
     let catalog: JournalCatalog
 
     /// Where a reader stopped: the next record of a segment.
-    struct Cursor: Sendable {
+    struct Cursor: Sendable, Equatable {
         let path: String
         let offset: Int64
         let seq: UInt64
@@ -20,30 +20,38 @@ struct JournalReader: Sendable {
         var cursor: Cursor?
         /// The records from `next` on are no longer on disk (compacted while the reader was behind).
         var vanished = false
-        /// A read error or damage, for the log.
+        /// The records from `next` on are damaged or missing (found at start-up, or by this read).
+        var damage: JournalCatalog.Damage?
+        /// Damage this read found, for the log.
         var problem: String?
     }
 
     /// Reads log lines for seqs `from...through`, about `maxBytes` of them, starting at `cursor` when it points at
-    /// `from`.
+    /// `from`. Stops before damaged seqs, which the chunk then names.
     func read(from: UInt64, through: UInt64, maxBytes: Int, cursor: Cursor?) -> Chunk {
         var chunk = Chunk(next: from)
+        let damage = catalog.damage(in: from...max(from, through))
+        if let damage, damage.firstSeq <= from {
+            chunk.damage = damage
+            return chunk
+        }
+        let stop = damage.map { min(through, $0.firstSeq - 1) } ?? through
         var position = cursor.flatMap { $0.seq == from ? $0 : nil }
         var endedAt: String?
-        while chunk.next <= through && chunk.lines.count < maxBytes {
+        while chunk.next <= stop && chunk.lines.count < maxBytes {
             if position == nil {
                 guard let segment = catalog.segment(containing: chunk.next) else {
                     chunk.vanished = true
                     return chunk
                 }
                 guard segment.path != endedAt else {
-                    chunk.problem = "\(segment.path) does not hold seq \(chunk.next) where the catalog puts it"
+                    fail("\(segment.path) does not hold seq \(chunk.next) where the catalog puts it", &chunk)
                     return chunk
                 }
-                position = Cursor(path: segment.path, offset: Int64(JournalSegment.headerSize), seq: segment.firstSeq)
+                position = segment.start(for: chunk.next)
             }
             guard let at = position else { break }
-            let outcome = readSegment(at, through: through, maxBytes: maxBytes, into: &chunk)
+            let outcome = readSegment(at, through: stop, maxBytes: maxBytes, into: &chunk)
             switch outcome {
             case .moved(let next):
                 position = next
@@ -51,16 +59,28 @@ struct JournalReader: Sendable {
                 endedAt = at.path
                 position = nil
                 if catalog.segment(containing: chunk.next) == nil {
-                    chunk.vanished = chunk.next <= through
+                    chunk.vanished = chunk.next <= stop
                     return chunk
                 }
             case .failed(let problem):
-                chunk.problem = problem
+                fail(problem, &chunk)
                 return chunk
             }
         }
+        if chunk.next > stop && stop < through { chunk.damage = damage }
         chunk.cursor = position
         return chunk
+    }
+
+    /// Damage found while reading: the seqs from `chunk.next` to the end of their segment are damaged from now on,
+    /// for this reader and every later one.
+    private func fail(_ problem: String, _ chunk: inout Chunk) {
+        let damage = JournalCatalog.Damage(
+            firstSeq: chunk.next, lastSeq: max(chunk.next, catalog.segment(containing: chunk.next)?.lastSeq ?? 0),
+            problem: problem)
+        catalog.noteDamage(damage)
+        chunk.problem = problem
+        chunk.damage = catalog.damage(in: chunk.next...chunk.next) ?? damage
     }
 
     private enum SegmentOutcome {
@@ -121,11 +141,16 @@ struct JournalReader: Sendable {
                 if case .moved(let cursor) = outcome, cursor.offset == at.offset { return .endOfSegment }
                 return outcome
             }
-            // One record bigger than the block: read it whole.
+            // One record bigger than the block: read it whole, if the file holds that much (a damaged length field
+            // may claim up to a GiB).
             let length = block.withUnsafeBytes {
                 Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
             }
-            blockSize = JournalRecord.headerSize + min(length, JournalRecord.maxEventBytes)
+            let available = Int(((try? fd.size()) ?? 0) - at.offset)
+            guard JournalRecord.headerSize + length <= available else {
+                return .failed("\(at.path) at byte \(at.offset): a record length of \(length) bytes past its end")
+            }
+            blockSize = JournalRecord.headerSize + length
         }
     }
 }

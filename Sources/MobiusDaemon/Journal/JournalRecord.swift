@@ -113,6 +113,42 @@ struct JournalRecord {
         return true
     }
 
+    /// The first record from `offset` on with a good checksum and a seq in `seqs`, wherever it starts: where the
+    /// records after damage resume. A segment's records follow each other from `firstSeq` and take at least 25
+    /// bytes each, so a candidate's seq is also bounded by its offset; that and a length that fits leave few
+    /// candidates whose checksum is computed, and nothing is allocated. Runs of zeros are skipped a word at a time.
+    static func find(
+        in bytes: UnsafeRawBufferPointer, from offset: Int, seqs: ClosedRange<UInt64>, firstSeq: UInt64
+    ) -> (record: JournalRecord, offset: Int)? {
+        var candidate = offset
+        while candidate + headerSize < bytes.count {
+            let seq = bytes.loadUnaligned(fromByteOffset: candidate + 8, as: UInt64.self).littleEndian
+            if seq == 0 {
+                // A candidate's seq field must hold the next non-zero byte.
+                candidate = max(candidate + 1, firstNonZero(bytes, from: candidate + 16) - 15)
+                continue
+            }
+            let reachable = firstSeq &+ UInt64(max(candidate - JournalSegment.headerSize, 0) / (headerSize + 1))
+            if seqs.contains(seq) && seq <= reachable,
+                case .record(let record, _) = parse(bytes, at: candidate)
+            {
+                return (record, candidate)
+            }
+            candidate += 1
+        }
+        return nil
+    }
+
+    /// The index of the first non-zero byte of `bytes` from `offset` on, or `bytes.count`.
+    private static func firstNonZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Int {
+        var index = offset
+        while index + 8 <= bytes.count && bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) == 0 {
+            index += 8
+        }
+        while index < bytes.count && bytes[index] == 0 { index += 1 }
+        return index
+    }
+
     /// Reads the record at `offset`; `verify: false` skips the checksum (records the daemon holds in memory).
     static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int, verify: Bool = true) -> Parse {
         let available = bytes.count - offset

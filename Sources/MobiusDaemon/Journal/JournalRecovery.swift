@@ -2,11 +2,13 @@ import MobiusJSON
 import MobiusSystem
 
 /// Start-up: finds the newest valid snapshot and the journal records after it, checks every byte on the way, and
-/// hands the records to the loop in order (PROTOCOL.md 5).
+/// hands the records to the loop in order (docs/protocol.md 5).
 ///
-/// A torn final record (a write a crash cut short, never acknowledged) is cut off with a warning. Anything else
-/// that is wrong (a bad checksum or a gap before the end, a missing segment, a foreign epoch) stops start-up with a
-/// message naming the file, the byte offset and what to do: nothing is dropped silently.
+/// The end of the log is the first bad position after which no valid record with a later seq can be found: what
+/// follows it (a write a crash cut short, junk in blocks never synced) is cut off with a warning. Damage that a
+/// valid record follows, a missing segment or a foreign epoch stops start-up with a message naming the file, the
+/// byte offset and what to do, when it lies after the snapshot; behind the snapshot (segments kept for `log`) it is
+/// reported and kept in the catalog for `log` and `status`. Nothing that a valid record follows is ever cut off.
 struct JournalRecovery {
     let directory: String
     let epoch: String
@@ -50,70 +52,136 @@ struct JournalRecovery {
         if let snapshot { try restore(snapshot) }
         let base = snapshot?.seq ?? 0
 
-        // Segments wholly behind the snapshot are kept for `log` but not read.
-        var expected = base + 1
+        // Every segment is read and checked; only the records after the snapshot are replayed. Damage at or
+        // before the snapshot's seq is reported and left for `log` to name; damage after it stops start-up.
+        var expected: UInt64?
         var recovered: [JournalCatalog.Segment] = []
+        var damaged: [JournalCatalog.Damage] = []
+        // Files before the next usable segment that cannot be read as segments (first seq by name, problem), for
+        // the gap they leave.
+        var unusable: [(firstSeq: UInt64, problem: String)] = []
+        // Compaction keeps every record after the second newest snapshot: a journal that starts later lost its first
+        // segment files.
+        let keptAfter = snapshotSeqs.count >= 2 ? snapshotSeqs[snapshotSeqs.count - 2] : nil
+        /// The first seq the next usable segment must start at, if any.
+        func gapStart() -> UInt64? {
+            expected ?? [unusable.first?.firstSeq, keptAfter.map { $0 + 1 }].compactMap { $0 }.min()
+        }
+        /// Why the seqs from `gapStart()` are missing.
+        func missing(_ detail: String) -> String {
+            if !unusable.isEmpty { return unusable.map(\.problem).joined(separator: "; ") }
+            if expected == nil, let keptAfter {
+                return "no segment file holds them, though the journal keeps every record after the snapshot at seq "
+                    + "\(keptAfter) (\(detail))"
+            }
+            return "no segment file holds them (\(detail))"
+        }
         var replayedCount = 0
         var batch: [Replayed] = []
         batch.reserveCapacity(Self.replayBatch)
         var index = 0
-        var readAny = false
         while index < segments.count {
             let segment = segments[index]
             let nextFirst = index + 1 < segments.count ? segments[index + 1].firstSeq : nil
-            if let nextFirst, nextFirst <= base + 1, segment.firstSeq < nextFirst {
-                let length = (try? FileSystem.fileSize(segment.path)) ?? nil
-                recovered.append(
-                    JournalCatalog.Segment(
-                        firstSeq: segment.firstSeq, path: segment.path, lastSeq: nextFirst - 1, length: length ?? 0))
+            let bytes: [UInt8]
+            do {
+                bytes = try FileSystem.read(segment.path)
+            } catch {
+                throw DaemonStartError(description: "cannot read the journal segment \(segment.path): \(error)")
+            }
+            let header = bytes.withUnsafeBytes { raw in
+                Result { () throws(DaemonStartError) in
+                    try checkHeader(raw, segment.path, firstSeq: segment.firstSeq, isLast: nextFirst == nil)
+                }
+            }
+            switch try header.get() {
+            case .removed:
+                segments.remove(at: index)
+                continue
+            case .unusable(let problem):
+                unusable.append((segment.firstSeq, problem))
                 index += 1
                 continue
+            case .valid:
+                break
             }
-            if !readAny {
-                // The first segment read must start at or before the first event the snapshot lacks.
-                guard segment.firstSeq <= expected else {
-                    throw DaemonStartError(
-                        description: "the journal has no record of events \(expected)...\(segment.firstSeq - 1): "
-                            + "\(segment.path) is the first segment after "
-                            + (snapshot.map { "the snapshot at seq \($0.seq)" } ?? "the start of the history")
-                            + ". Restore the missing segment files from a backup of \(directory)")
-                }
-            } else if segment.firstSeq != expected {
+            if let from = gapStart(), segment.firstSeq > from {
+                let problem = missing(
+                    "the journal skips from seq \(from - 1) to \(segment.firstSeq) at \(segment.path)")
+                try lost(from...(segment.firstSeq - 1), problem, base: base, into: &damaged)
+            } else if let expected, segment.firstSeq < expected {
                 throw DaemonStartError(
-                    description: "the journal skips from seq \(expected - 1) to \(segment.firstSeq) at "
-                        + "\(segment.path). Restore the missing segment files from a backup of \(directory)")
+                    description: "the journal skips from seq \(expected - 1) back to \(segment.firstSeq) at "
+                        + "\(segment.path). Restore the state directory \(directory) from a backup")
             }
-            readAny = true
-            let isLast = index == segments.count - 1
-            let scanned = try scan(
-                segment.path, firstSeq: segment.firstSeq, expected: &expected, base: base, isLast: isLast,
-                undoneFrom: nextFirst
-            ) { seq, event in
-                batch.append((seq, event))
-                if batch.count == Self.replayBatch {
-                    replayedCount += batch.count
-                    replay(batch)
-                    batch.removeAll(keepingCapacity: true)
+            if expected == nil && segment.firstSeq > base + 1 {
+                // The first segment must start at or before the first event the snapshot lacks.
+                throw DaemonStartError(
+                    description: "the journal has no record of events \(base + 1)...\(segment.firstSeq - 1): "
+                        + "\(segment.path) is the first segment after "
+                        + (snapshot.map { "the snapshot at seq \($0.seq)" } ?? "the start of the history")
+                        + ". Restore the missing segment files from a backup of \(directory)")
+            }
+            unusable = []
+            let scanned = bytes.withUnsafeBytes { raw in
+                Result { () throws(DaemonStartError) in
+                    try scan(raw, segment.path, firstSeq: segment.firstSeq, base: base, nextFirst: nextFirst) {
+                        seq, event in
+                        batch.append((seq, event))
+                        if batch.count == Self.replayBatch {
+                            replayedCount += batch.count
+                            replay(batch)
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                    }
                 }
             }
-            if let scanned {
-                recovered.append(scanned)
-            } else {
+            let found = try scanned.get()
+            damaged += found.damaged
+            guard found.segment.lastSeq >= segment.firstSeq || !found.damaged.isEmpty else {
+                // Only a header (and room): nothing was committed into it.
+                try? FileSystem.remove(segment.path)
                 segments.remove(at: index)
                 continue
             }
+            recovered.append(found.segment)
+            expected = max(found.segment.lastSeq, found.damaged.last?.lastSeq ?? 0) + 1
             index += 1
         }
         if !batch.isEmpty {
             replayedCount += batch.count
             replay(batch)
         }
-        let lastSeq = max(expected - 1, base)
+        // A journal that ends before the snapshot lost the segments up to it (the model is whole).
+        if let from = gapStart(), from <= base {
+            try lost(from...base, missing("the journal ends at seq \(from - 1)"), base: base, into: &damaged)
+        }
+        for damage in damaged {
+            log.error(
+                "the journal cannot serve seq \(damage.firstSeq)...\(damage.lastSeq) to log: \(damage.problem). "
+                    + "The model comes from the snapshot at seq \(base), so start-up goes on; log names the range "
+                    + "and serves the records after it. A backup of \(directory) may still hold them")
+        }
+        let lastSeq = max((expected ?? 1) - 1, base)
         return Outcome(
             snapshot: snapshot, lastSeq: lastSeq, replayed: replayedCount,
             // A damaged snapshot newer than the one used stays on disk (named in the warning) but counts for nothing
             // when compaction decides what to keep.
-            catalog: JournalCatalog(segments: recovered, snapshots: snapshotSeqs.filter { $0 <= base }))
+            catalog: JournalCatalog(
+                segments: recovered, snapshots: snapshotSeqs.filter { $0 <= base }, damaged: damaged))
+    }
+
+    /// Seqs the journal cannot give back: reported when the snapshot covers them, else start-up stops.
+    private func lost(
+        _ seqs: ClosedRange<UInt64>, _ problem: String, base: UInt64, into damaged: inout [JournalCatalog.Damage]
+    ) throws(DaemonStartError) {
+        guard seqs.upperBound <= base else {
+            throw DaemonStartError(
+                description: "the journal has no valid record of events \(seqs.lowerBound)...\(seqs.upperBound): "
+                    + "\(problem). Start-up stops so that nothing is dropped silently. Restore the state directory "
+                    + "\(directory) from a backup")
+        }
+        damaged.append(JournalCatalog.Damage(firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound, problem: problem))
     }
 
     /// The newest snapshot that reads back whole, of this epoch. A damaged one is skipped with a warning when an
@@ -158,59 +226,77 @@ struct JournalRecovery {
         return nil
     }
 
-    /// Reads and checks one segment, calling `each` for the records after `base`. Returns the segment as found, or
-    /// `nil` when it held no record and was removed.
-    private func scan(
-        _ path: String, firstSeq: UInt64, expected: inout UInt64, base: UInt64, isLast: Bool,
-        undoneFrom: UInt64?, each: (UInt64, JSONValue) -> Void
-    ) throws(DaemonStartError) -> JournalCatalog.Segment? {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.read(path)
-        } catch {
-            throw DaemonStartError(description: "cannot read the journal segment \(path): \(error)")
-        }
-        let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(DaemonStartError) in
-                try scan(
-                    raw, path, firstSeq: firstSeq, expected: &expected, base: base, isLast: isLast,
-                    undoneFrom: undoneFrom, each: each)
-            }
-        }
-        return try result.get()
+    private enum Header {
+        case valid
+        /// The last segment held nothing of value and was removed.
+        case removed
+        /// Not readable as a segment; the gap it leaves is named by the next segment.
+        case unusable(String)
     }
 
-    private func scan(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, expected: inout UInt64, base: UInt64,
-        isLast: Bool, undoneFrom: UInt64?, each: (UInt64, JSONValue) -> Void
-    ) throws(DaemonStartError) -> JournalCatalog.Segment? {
+    /// Checks a segment's header. The last segment is removed with a warning when it ends inside its header (a
+    /// crash while it was created) or has no valid header and holds no valid record.
+    private func checkHeader(
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, isLast: Bool
+    ) throws(DaemonStartError) -> Header {
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
-            if raw.count < JournalSegment.headerSize && isLast {
+            let valid = JournalRecord.find(
+                in: raw, from: JournalSegment.headerSize, seqs: firstSeq...UInt64.max, firstSeq: firstSeq)
+            if isLast && valid == nil {
                 log.warning(
-                    "the journal segment \(path) ends inside its header (a crash while it was created); removed")
+                    raw.count < JournalSegment.headerSize
+                        ? "the journal segment \(path) ends inside its header (a crash while it was created); removed"
+                        : "the journal segment \(path) has no valid header and its \(raw.count) bytes hold no valid "
+                            + "record (a crash while it was created, or blocks the storage never wrote); removed")
                 try? FileSystem.remove(path)
-                return nil
+                return .removed
             }
-            throw damage(path, offset: 0, "the segment header is not valid", seq: expected)
+            guard isLast else { return .unusable("the segment header of \(path) is not valid") }
+            throw damage(path, offset: 0, "the segment header is not valid", seq: firstSeq)
         }
         guard headerSeq == firstSeq else {
-            throw damage(path, offset: 8, "the header says seq \(headerSeq), the name \(firstSeq)", seq: expected)
+            guard isLast else {
+                return .unusable("the header of \(path) says seq \(headerSeq), its name \(firstSeq) (a renamed file?)")
+            }
+            throw damage(path, offset: 8, "the header says seq \(headerSeq), the name \(firstSeq)", seq: firstSeq)
         }
+        return .valid
+    }
+
+    /// A segment as found, and the seqs in it that are damaged (all at or before the snapshot's seq).
+    private struct Scanned {
+        var segment: JournalCatalog.Segment
+        var damaged: [JournalCatalog.Damage] = []
+    }
+
+    /// Reads and checks one segment's records (checksum, seq following seq, and JSON for those replayed), calling
+    /// `each` for the records after `base`.
+    ///
+    /// Where no valid next record starts, the rest of the segment is searched for a valid record with a later seq
+    /// (`JournalRecord.find`). If there is one, the records between are damaged: start-up stops when any of them
+    /// is after `base`, else they are reported and the records after them kept. If there is none, the segment's
+    /// records end there (`endOfRecords`). Nothing that a valid record follows is ever cut off.
+    private func scan(
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, base: UInt64, nextFirst: UInt64?,
+        each: (UInt64, JSONValue) -> Void
+    ) throws(DaemonStartError) -> Scanned {
+        var found = Scanned(segment: segment(path, firstSeq, firstSeq - 1, JournalSegment.headerSize))
         var offset = JournalSegment.headerSize
         var lastSeq = firstSeq - 1
         while offset < raw.count {
+            let problem: String
             switch JournalRecord.parse(raw, at: offset) {
             case .record(let record, let next):
-                if let undoneFrom, record.seq >= undoneFrom {
+                if let nextFirst, record.seq >= nextFirst {
                     log.warning(
                         "the journal segment \(path) holds records from seq \(record.seq) on that a storage "
-                            + "failure undid (the next segment starts at \(undoneFrom)); cut off at byte \(offset)")
+                            + "failure undid (the next segment starts at \(nextFirst)); cut off at byte \(offset)")
                     truncate(path, at: offset)
-                    return segment(path, firstSeq, lastSeq, offset)
+                    return found
                 }
-                let wanted = lastSeq + 1
-                guard record.seq == wanted else {
-                    throw damage(path, offset: offset, "seq \(record.seq) follows seq \(lastSeq)", seq: wanted)
+                guard record.seq == lastSeq + 1 else {
+                    problem = "seq \(record.seq) follows seq \(lastSeq)"
+                    break
                 }
                 if record.seq > base {
                     guard let event = try? JSONValue(parsing: record.event) else {
@@ -220,53 +306,72 @@ struct JournalRecovery {
                     each(record.seq, event)
                 }
                 lastSeq = record.seq
-                expected = max(expected, record.seq + 1)
                 offset = next
-            case .end where !JournalRecord.isZero(raw, from: offset):
-                throw damage(path, offset: offset, "records follow a run of zeros", seq: lastSeq + 1)
-            case .incomplete where JournalRecord.isZero(raw, from: offset), .end:
-                // The zero-filled room the writer kept ahead of its records.
-                if lastSeq < firstSeq {
-                    try? FileSystem.remove(path)
-                    return nil
-                }
-                // The daemon starts a new segment at every start: the last one gives its unused room back.
-                if isLast { truncate(path, at: offset) }
-                return segment(path, firstSeq, lastSeq, offset)
-            case .incomplete where isLast:
-                log.warning(
-                    "the journal segment \(path) ends in a torn record at byte \(offset) (a write cut short "
-                        + "by a crash, never acknowledged); cut off there")
-                truncate(path, at: offset)
-                return segment(path, firstSeq, lastSeq, offset)
+                found.segment.lastSeq = lastSeq
+                found.segment.length = Int64(offset)
+                continue
+            case .end where JournalRecord.isZero(raw, from: offset),
+                .incomplete where JournalRecord.isZero(raw, from: offset):
+                // The zero-filled room the writer kept ahead of its records. The daemon starts a new segment at
+                // every start: the last one gives its unused room back.
+                if nextFirst == nil { truncate(path, at: offset) }
+                return found
+            case .end:
+                problem = "a run of zeros before other bytes"
+            case .incomplete where raw.count - offset >= JournalRecord.headerSize:
+                let length = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
+                problem = "a record length of \(length) bytes, past the end of the file"
             case .incomplete:
-                throw damage(path, offset: offset, "the segment ends inside a record", seq: lastSeq + 1)
-            case .damaged(let what) where isLast && isTornIntoZeros(raw, at: offset):
-                log.warning(
-                    "the journal segment \(path) ends in a torn record at byte \(offset) (\(what); a write cut "
-                        + "short by a crash into the zero-filled room ahead, never acknowledged); cut off there")
-                truncate(path, at: offset)
-                return segment(path, firstSeq, lastSeq, offset)
+                problem = "the segment ends inside a record"
             case .damaged(let what):
-                throw damage(path, offset: offset, what, seq: lastSeq + 1)
+                problem = what
             }
+            // A record a storage failure undid has a seq the next segment starts again at: it does not count.
+            let laterThrough = (nextFirst ?? .max) - 1
+            guard laterThrough > lastSeq,
+                let (record, resumeAt) = JournalRecord.find(
+                    in: raw, from: offset, seqs: (lastSeq + 1)...laterThrough, firstSeq: firstSeq)
+            else {
+                try endOfRecords(path, at: offset, problem, lastSeq: lastSeq, base: base, raw.count, nextFirst, &found)
+                return found
+            }
+            guard record.seq <= base + 1 else {
+                throw damage(
+                    path, offset: offset,
+                    "\(problem), and a valid record of seq \(record.seq) follows at byte \(resumeAt)",
+                    seq: lastSeq + 1)
+            }
+            found.damaged.append(
+                JournalCatalog.Damage(
+                    firstSeq: lastSeq + 1, lastSeq: record.seq - 1,
+                    problem: "\(path) is damaged at byte \(offset): \(problem)"))
+            found.segment.restarts.append(JournalReader.Cursor(path: path, offset: Int64(resumeAt), seq: record.seq))
+            lastSeq = record.seq - 1
+            offset = resumeAt
         }
-        if lastSeq < firstSeq {
-            // Only a header: nothing was committed into it.
-            try? FileSystem.remove(path)
-            return nil
-        }
-        return segment(path, firstSeq, lastSeq, offset)
+        return found
     }
 
-    /// Whether the damaged record at `offset` is a write cut short in the zero-filled room: nothing but zeros after
-    /// its own extent (after its header, when its length field is itself torn).
-    private func isTornIntoZeros(_ raw: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-        guard raw.count - offset >= JournalRecord.headerSize else { return false }
-        let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-        let claimedEnd = offset + JournalRecord.headerSize + length
-        let end = claimedEnd <= raw.count ? claimedEnd : offset + JournalRecord.headerSize
-        return JournalRecord.isZero(raw, from: end)
+    /// The segment's records end at `offset`, and no valid record follows in it. When this is the last segment,
+    /// or the next one starts right after, what follows holds nothing acknowledged (a torn write, junk in blocks
+    /// never synced): it is cut off with a warning. Otherwise the seqs up to the next segment are lost.
+    private func endOfRecords(
+        _ path: String, at offset: Int, _ problem: String, lastSeq: UInt64, base: UInt64, _ size: Int,
+        _ nextFirst: UInt64?, _ found: inout Scanned
+    ) throws(DaemonStartError) {
+        if let nextFirst, nextFirst > lastSeq + 1 {
+            guard nextFirst - 1 <= base else { throw damage(path, offset: offset, problem, seq: lastSeq + 1) }
+            found.damaged.append(
+                JournalCatalog.Damage(
+                    firstSeq: lastSeq + 1, lastSeq: nextFirst - 1,
+                    problem: "\(path) is damaged at byte \(offset): \(problem), and no valid record follows"))
+            return
+        }
+        log.warning(
+            "the journal segment \(path) ends at byte \(offset), followed by \(size - offset) bytes that hold no "
+                + "valid record after seq \(lastSeq) (\(problem): a write cut short by a crash, or junk in blocks "
+                + "the storage never wrote; never acknowledged); cut off there")
+        truncate(path, at: offset)
     }
 
     private func segment(

@@ -10,9 +10,9 @@ enum JournalSegment {
         StateFileName.numbered(firstSeq) + suffix
     }
 
-    /// The first seq a segment file name stands for, or `nil` when it is not a segment's name.
+    /// The first seq a segment file name stands for, or `nil` when it is not a segment's name (seqs start at 1).
     static func firstSeq(ofName name: String) -> UInt64? {
-        StateFileName.number(in: name, suffix: suffix)
+        StateFileName.number(in: name, suffix: suffix).flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// The header of a segment starting at `firstSeq`.

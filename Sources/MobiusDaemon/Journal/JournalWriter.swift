@@ -299,6 +299,7 @@ final class JournalWriter: Sendable {
         _ = try snapshot.write(into: directory)
         var doomedSnapshots: [UInt64] = []
         var doomedSegments: [String] = []
+        var compactedThrough: UInt64?
         let activePath = active.withLock { $0.fd == nil ? "" : $0.path }
         catalog.update { segments, snapshots in
             if !snapshots.contains(snapshot.seq) { snapshots.append(snapshot.seq) }
@@ -309,10 +310,12 @@ final class JournalWriter: Sendable {
             }
             guard snapshots.count == 2 else { return }
             let keepAfter = snapshots[0]
+            compactedThrough = keepAfter
             let doomed = segments.filter { $0.lastSeq <= keepAfter && $0.path != activePath }
             doomedSegments = doomed.map(\.path)
             segments.removeAll { doomed.contains($0) }
         }
+        if let compactedThrough { catalog.forgetDamage(through: compactedThrough) }
         for seq in doomedSnapshots { try? FileSystem.remove(directory + "/" + SnapshotFile.name(seq: seq)) }
         for path in doomedSegments { try? FileSystem.remove(path) }
         if !doomedSnapshots.isEmpty || !doomedSegments.isEmpty {

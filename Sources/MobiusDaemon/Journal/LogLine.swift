@@ -1,4 +1,6 @@
-/// The `log` stream's items (PROTOCOL.md 1.2), written straight from journal records.
+import MobiusJSON
+
+/// The `log` stream's items (docs/protocol.md 1.2), written straight from journal records.
 enum LogLine {
     /// `{"seq":N,"time":"RFC3339","event":E}` and a newline.
     static func append(_ record: JournalRecord, to output: inout [UInt8]) {
@@ -18,5 +20,20 @@ enum LogLine {
     /// the reader was behind).
     static func end(seq: UInt64, compacted: Bool) -> [UInt8] {
         Array((#"{"end":true,"seq":\#(seq)"# + (compacted ? #","compacted":true}"# : "}") + "\n").utf8)
+    }
+
+    /// `{"end":true,"seq":LAST,"damaged":{"from":A,"through":B},"error":{…}}`: the stream reached seqs the journal
+    /// cannot serve; a reader goes on with `since` B.
+    static func end(seq: UInt64, damaged damage: JournalCatalog.Damage) -> [UInt8] {
+        let message =
+            "the journal cannot serve seq \(damage.firstSeq)...\(damage.lastSeq): \(damage.problem); "
+            + "resume with since \(damage.lastSeq) for the events after them"
+        let range: JSONValue = .object(
+            JSONObject([
+                ("from", .number(JSONNumber(damage.firstSeq))), ("through", .number(JSONNumber(damage.lastSeq))),
+            ]))
+        let error: JSONValue = .object(
+            JSONObject([("code", .string(ErrorCode.journalDamaged.rawValue)), ("message", .string(message))]))
+        return JSONLine.object([("end", true), ("seq", .number(JSONNumber(seq))), ("damaged", range), ("error", error)])
     }
 }

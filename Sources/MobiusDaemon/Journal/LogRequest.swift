@@ -1,4 +1,4 @@
-/// A `log` request's argument (PROTOCOL.md 1.2): events after `since`, at most `limit`, and whether to keep
+/// A `log` request's argument (docs/protocol.md 1.2): events after `since`, at most `limit`, and whether to keep
 /// streaming new ones.
 struct LogRequest: Sendable, Equatable {
     var since: UInt64 = 0

@@ -1,6 +1,6 @@
 import MobiusSystem
 
-/// The daemon's state directory (PROTOCOL.md 5), opened for this process: created if missing, checked, locked so
+/// The daemon's state directory (docs/protocol.md 5), opened for this process: created if missing, checked, locked so
 /// that no second daemon shares its journal, and holding the history's epoch.
 struct StateDirectory {
     let path: String

@@ -17,12 +17,16 @@ final class PluginUpdateCall {
         case rejected(String)
         /// The plugin is `failed` or stopping: no update can be had.
         case unavailable(String)
+        /// The plugin died on this request `crashesPerEvent` times: the message says how, with its last stderr line.
+        case crashed(String)
     }
 
     let method: String
     /// The request's `params`, encoded once (a batch's events are the texts they arrived as).
     let params: [UInt8]
     let completion: (Result<JSONValue, Failure>) -> Void
+    /// How many times the plugin died with this request in flight.
+    var deaths = 0
 
     init(method: String, params: [UInt8], completion: @escaping (Result<JSONValue, Failure>) -> Void) {
         self.method = method

@@ -4,7 +4,7 @@ import MobiusSystem
 /// lines (at most `maxLineBytes`), its stderr split into lines for the log, and its pidfd telling when it ended.
 ///
 /// Reading stdout pauses while `mayRead` says no (the loop's queue is full): the plugin then blocks on its own
-/// write, which is the backpressure PROTOCOL.md asks for instead of unbounded memory.
+/// write, which is the backpressure docs/protocol.md asks for instead of unbounded memory.
 final class PluginChannel {
     /// What happened on the channel.
     enum Event {
@@ -14,6 +14,10 @@ final class PluginChannel {
         case oversized(prefix: [UInt8])
         /// One stderr line.
         case stderrLine(String)
+        /// Stdout ended (end of file, or a read error): nothing the plugin does can reach the host any more.
+        case stdoutClosed
+        /// A write to stdin failed (EPIPE: the plugin closed it): nothing the host sends can reach the plugin.
+        case stdinBroken
         /// The process ended (reaped).
         case exited(ChildProcess.Termination)
     }
@@ -105,6 +109,7 @@ final class PluginChannel {
                 pendingOutput.removeAll()
                 pendingOffset = 0
                 closeStdin()
+                onEvent(.stdinBroken)
                 return
             }
             guard case .transferred(let count) = result else { return }
@@ -160,17 +165,22 @@ final class PluginChannel {
         do {
             result = try readBuffer.withUnsafeMutableBytes { try process.output.read(into: $0) }
         } catch {
-            stopReadingStdout()
+            stdoutEnded()
             return
         }
         switch result {
         case .wouldBlock: return
-        case .endOfFile: stopReadingStdout()
+        case .endOfFile: stdoutEnded()
         case .transferred(let count):
             // The lines are handed on as slices of this buffer, which is reused for the next read.
             let chunk = readBuffer[..<count]
             splitLines(chunk)
         }
+    }
+
+    private func stdoutEnded() {
+        stopReadingStdout()
+        onEvent(.stdoutClosed)
     }
 
     private func stopReadingStdout() {
@@ -247,7 +257,7 @@ final class PluginChannel {
     }
 
     private func emitStderrLine() {
-        let line = String(decoding: partialError, as: UTF8.self)
+        let line = DaemonLog.text(partialError[...])
         partialError.removeAll(keepingCapacity: true)
         onEvent(.stderrLine(line))
     }

@@ -1,7 +1,7 @@
 import MobiusJSON
 import MobiusSystem
 
-/// `--check` for plugins (PROTOCOL.md 2.4, 6): starts every plugin on a reactor of its own, checks its handshake,
+/// `--check` for plugins (docs/protocol.md 2.4, 6): starts every plugin on a reactor of its own, checks its handshake,
 /// shuts it down again, and reports what start-up would refuse.
 enum PluginCheck {
     /// - Throws: `ConfigError` naming `plugins.NAME` for each plugin that did not start (its reason), routing

@@ -1,10 +1,10 @@
 import MobiusJSON
 
-/// Why an effect sent to a plugin failed: the `error.code` of an `onError` event (PROTOCOL.md 2.3).
+/// Why an effect sent to a plugin failed: the `error.code` of an `onError` event (docs/protocol.md 2.3).
 enum PluginFailure: String, Sendable {
     /// No progress within the plugin's `timeout`; the host sent `cancel`.
     case timeout = "Timeout"
-    /// The plugin exited or crashed with the effect in flight.
+    /// The plugin exited, crashed or closed its stdout with the effect in flight.
     case pluginExited = "PluginExited"
     /// The plugin answered with a JSON-RPC error.
     case pluginError = "PluginError"

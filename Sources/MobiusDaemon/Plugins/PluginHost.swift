@@ -1,7 +1,7 @@
 import MobiusJSON
 import MobiusSystem
 
-/// The daemon's plugins (PROTOCOL.md section 2): starts and supervises each one on the reactor, routes effects to
+/// The daemon's plugins (docs/protocol.md section 2): starts and supervises each one on the reactor, routes effects to
 /// them by key, and hands what they send to the loop.
 ///
 /// Start-up waits until every plugin has settled its first start (initialized, or failed to start): the loop
@@ -78,7 +78,7 @@ final class PluginHost: PluginRunnerOwner {
         settled()
     }
 
-    /// Shuts every plugin down (PROTOCOL.md 2.2) and calls `done` when all have ended.
+    /// Shuts every plugin down (docs/protocol.md 2.2) and calls `done` when all have ended.
     func stop(then finished: @escaping () -> Void) {
         stopping = true
         let done = { [unowned self] in
@@ -129,6 +129,15 @@ final class PluginHost: PluginRunnerOwner {
                 continue
             }
             let old = runners[index]
+            if spec.name == updatePlugin, old.state == .running,
+                old.startedFiles != spec.files.map(FileSystem.version)
+            {
+                // Editing the update plugin and reloading is the edit loop: the same runner starts the new files,
+                // the loop keeps its model, and nothing is replayed.
+                old.restartNow()
+                changes.append("\(spec.name) restarted (its files changed; the model is kept)")
+                continue
+            }
             guard old.spec.fingerprint != spec.fingerprint else { continue }
             guard spec.name != updatePlugin else {
                 changes.append("\(spec.name) changed but is the update: it takes effect at the next restart")

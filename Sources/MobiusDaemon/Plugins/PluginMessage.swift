@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// One JSON-RPC 2.0 message from a plugin, classified (PROTOCOL.md 2.2-2.5).
+/// One JSON-RPC 2.0 message from a plugin, classified (docs/protocol.md 2.2-2.5).
 enum PluginMessage {
     /// A notification: `method` and `params` (an object, or `{}` when absent).
     case notification(method: String, params: JSONValue)

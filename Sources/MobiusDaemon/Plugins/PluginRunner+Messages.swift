@@ -18,6 +18,10 @@ extension PluginRunner {
             violation("a stdout line over maxLineBytes (\(spec.config.maxLineBytes) bytes)", line: prefix[...])
         case .stderrLine(let line):
             stderrLine(line)
+        case .stdoutClosed:
+            pipeClosed("stdout")
+        case .stdinBroken:
+            pipeClosed("stdin")
         case .exited(let termination):
             processExited(termination)
         }
@@ -62,7 +66,7 @@ extension PluginRunner {
                     violation("an \"event\" notification whose \"id\" is not an integer", line: line)
                     return
                 }
-                // Events for an effect that has ended (cancelled, timed out) are dropped, as PROTOCOL.md 2.3 says.
+                // Events for an effect that has ended (cancelled, timed out) are dropped, as docs/protocol.md 2.3 says.
                 guard case .effect? = inFlight[number] else { return }
             } else {
                 guard state == .running else {

@@ -1,13 +1,14 @@
 import MobiusJSON
 import MobiusSystem
 
-/// One configured plugin on the reactor: starts it, speaks the protocol, supervises it (PROTOCOL.md 2.2-2.5).
+/// One configured plugin on the reactor: starts it, speaks the protocol, supervises it (docs/protocol.md 2.2-2.5).
 ///
 /// Lifecycle: `starting` (spawned, `initialize` sent, start timeout running) → `running` (effects and updates go
 /// out) → on exit, crash or protocol violation every in-flight effect fails at once, update requests wait to be
 /// sent again, and the plugin restarts after a backoff (`backoff`) unless it has used up `burst` starts within
-/// `interval` (`failed`: its effects fail at once). A deliberate `stop` never respawns: `shutdown`, close stdin,
-/// SIGTERM to the process group 2 s later, SIGKILL 2 s after that.
+/// `interval` (`failed`: its effects fail at once). A plugin that closes its stdout has ended too, running or not: its
+/// process group is ended. A deliberate `stop` never respawns: `shutdown`, close stdin, SIGTERM to the process
+/// group 2 s later, SIGKILL 2 s after that; it is done once no process of the plugin's groups is left.
 final class PluginRunner {
     let spec: PluginSpec
     unowned let owner: any PluginRunnerOwner
@@ -45,10 +46,18 @@ final class PluginRunner {
     var effectSweep: ReactorTimers.ID?
     private var stopRequested = false
     private var onStopped: (() -> Void)?
+    /// Process groups of ended plugin processes with processes left in them, and who waits until there are none.
+    private var groupsEnding = 0
+    private var whenGroupsEnded: [() -> Void] = []
     var waitingForRoom = false
     /// Whether `waiting` has reached `maxQueued` and not yet drained to half of it: the daemon's edges wait.
     var pushingBack = false
     var stderrTail: [String] = []
+    /// The versions of the plugin's program and of the arguments that name files (its script), as of its last
+    /// start: a reload restarts an update plugin whose files changed.
+    private(set) var startedFiles: [FileVersion?] = []
+    /// Set by `restartNow`: the exit that follows is not a death of whatever update request is in flight.
+    private var restartRequested = false
     /// Why the last start ended, for `--check` and `status`.
     private(set) var lastProblem: String?
 
@@ -59,6 +68,12 @@ final class PluginRunner {
 
     static let stderrTailLines = 10
     static let escalationNanoseconds: UInt64 = 2_000_000_000
+    /// How long a process whose stdout closed may take to end on its own: one that exits closes its descriptors a
+    /// moment before it can be reaped.
+    static let stdoutClosedGraceNanoseconds: UInt64 = 100_000_000
+    /// How often a process group being ended is looked at, and how long it may take to go after SIGKILL.
+    static let groupPollNanoseconds: UInt64 = 20_000_000
+    static let afterKillNanoseconds: UInt64 = 1_000_000_000
 
     init(spec: PluginSpec, owner: any PluginRunnerOwner, reactor: Reactor, log: DaemonLog) {
         self.spec = spec
@@ -77,8 +92,10 @@ final class PluginRunner {
         let now = SystemProcess.monotonicNanoseconds()
         startTimes.append(now)
         exitReason = nil
+        restartRequested = false
         keys = []
         stderrTail = []
+        startedFiles = spec.files.map(FileSystem.version)
         let process: PipedProcess
         do {
             process = try PipedProcess.spawn(
@@ -160,10 +177,30 @@ final class PluginRunner {
     /// that follows fails in-flight effects with `ProtocolViolation` and restarts it.
     func violation(_ reason: String, line: ArraySlice<UInt8>? = nil) {
         guard let channel, exitReason == nil else { return }
-        let shown = line.map { ": " + String(decoding: $0.prefix(256), as: UTF8.self) + ($0.count > 256 ? "…" : "") }
+        let shown = line.map { ": " + DaemonLog.text($0.prefix(256)) + ($0.count > 256 ? "…" : "") }
         log.limited("plugin \(name) violation", .error, "plugin \(name) broke the protocol (\(reason))\(shown ?? "")")
         exitReason = (.protocolViolation, reason)
         channel.process.signalGroup(.kill)
+    }
+
+    /// The plugin closed its stdout (`stdout`), or its stdin (`stdin`: a write met EPIPE). Unless it is exiting
+    /// anyway (or being stopped, which ends it in its own time), that is the end of it: nothing reaches the host
+    /// again, or nothing the host sends reaches it. Its process group gets SIGTERM, and SIGKILL 2 s later; the exit
+    /// that follows fails its in-flight effects with `PluginExited` and restarts it.
+    func pipeClosed(_ pipe: String) {
+        guard let channel, exitReason == nil, !stopRequested else { return }
+        let process = channel.process
+        escalationTimers.append(
+            reactor.after(nanoseconds: Self.stdoutClosedGraceNanoseconds) { [unowned self] in
+                log.error("plugin \(name) closed its \(pipe) but is still running; ending its process group")
+                exitReason = (.pluginExited, "closed its \(pipe) but kept running")
+                process.signalGroup(.terminate)
+                escalationTimers.append(
+                    reactor.after(nanoseconds: Self.escalationNanoseconds) { [unowned self] in
+                        log.warning("plugin \(name): ignored SIGTERM for 2 s; sending SIGKILL")
+                        process.signalGroup(.kill)
+                    })
+            })
     }
 
     /// The process ended (reaped).
@@ -182,7 +219,7 @@ final class PluginRunner {
             failInFlight(.unavailable, "plugin \(name) was shut down")
             state = .stopped
             owner.pluginStateChanged(self)
-            onStopped?()
+            if let onStopped { afterGroupsEnded(onStopped) }
             onStopped = nil
             return
         }
@@ -237,7 +274,9 @@ final class PluginRunner {
         owner.pluginStateChanged(self)
     }
 
-    /// Fails every in-flight effect and puts in-flight update requests back in the queue.
+    /// Fails every in-flight effect and puts in-flight update requests back in the queue. An update request the
+    /// plugin has now died on `crashesPerEvent` times is answered `crashed` instead (a poison event), and those
+    /// deaths are taken off the restart budget: they are the event's doing, not the plugin's.
     private func failInFlight(_ code: PluginFailure, _ message: String) {
         let calls = inFlight.entries
         inFlight.removeAll()
@@ -248,7 +287,17 @@ final class PluginRunner {
         for (_, call) in calls {
             switch call {
             case .effect(let effect, _): fail(effect, code, message)
-            case .update(let update): resend.append(update)
+            case .update(let update):
+                if !restartRequested { update.deaths += 1 }
+                guard !stopRequested, update.deaths >= spec.config.crashesPerEvent else {
+                    resend.append(update)
+                    continue
+                }
+                startTimes.removeLast(min(update.deaths, startTimes.count))
+                let stderr = stderrTail.last.map { "; its last stderr line: \($0)" } ?? ""
+                log.warning("plugin \(name) died \(update.deaths) times on one \(update.method) request: \(message)")
+                let crash = "the update plugin \(name) died on it \(update.deaths) times (\(message))\(stderr)"
+                update.completion(.failure(.crashed(crash)))
             case .initialize, .shutdown: break
             }
         }
@@ -268,17 +317,74 @@ final class PluginRunner {
         stopPushingBackIfDrained()
     }
 
-    /// Kills what is left of the plugin's process group (children it started): SIGTERM now, SIGKILL 2 s later.
+    /// Ends what is left of an ended process's group (children it started): SIGTERM now, SIGKILL to what is left
+    /// 2 s later; the group counts as ending until no process of it is left (or 1 s after the SIGKILL, for a
+    /// process the kernel cannot end, in uninterruptible sleep).
     private func endGroup(_ process: PipedProcess) {
         guard process.groupExists, process.signalGroup(.terminate) else { return }
-        reactor.after(nanoseconds: Self.escalationNanoseconds) {
-            process.signalGroup(.kill)
+        groupsEnding += 1
+        let start = SystemProcess.monotonicNanoseconds()
+        Self.watchGroup(
+            process, name: name, since: start, reactor: reactor, log: log,
+            gone: { [weak self] in self?.groupEnded() })
+    }
+
+    /// Looks at `process`'s group every 20 ms until it is gone, sending SIGKILL once 2 s have passed `since`.
+    private static func watchGroup(
+        _ process: PipedProcess, name: String, since start: UInt64, reactor: Reactor, log: DaemonLog,
+        killed: Bool = false, gone: @escaping () -> Void
+    ) {
+        reactor.after(nanoseconds: groupPollNanoseconds) {
+            let elapsed = SystemProcess.monotonicNanoseconds() - start
+            guard process.groupExists, elapsed < escalationNanoseconds + afterKillNanoseconds else {
+                gone()
+                return
+            }
+            if !killed && elapsed >= escalationNanoseconds {
+                log.warning("plugin \(name): processes of its group ignored SIGTERM for 2 s; sending SIGKILL")
+                process.signalGroup(.kill)
+            }
+            watchGroup(
+                process, name: name, since: start, reactor: reactor, log: log,
+                killed: killed || elapsed >= escalationNanoseconds, gone: gone)
         }
+    }
+
+    private func groupEnded() {
+        groupsEnding -= 1
+        guard groupsEnding == 0 else { return }
+        let waiting = whenGroupsEnded
+        whenGroupsEnded = []
+        for done in waiting { done() }
+    }
+
+    /// Calls `done` once no process group of this plugin's is being ended.
+    private func afterGroupsEnded(_ done: @escaping () -> Void) {
+        if groupsEnding == 0 { done() } else { whenGroupsEnded.append(done) }
+    }
+
+    /// Restarts the plugin now and forgets its restart budget (`plugin {"restart":…}`, like `systemctl
+    /// reset-failed`): a failed or waiting plugin starts at once; a running one is ended (its in-flight effects fail
+    /// with `PluginExited`, as at any exit) and starts again after `restart.initialDelay`.
+    func restartNow() {
+        guard !stopRequested else { return }
+        startTimes = []
+        restartable = true
+        if let restartTimer { reactor.cancel(restartTimer) }
+        restartTimer = nil
+        if let channel {
+            exitReason = (.pluginExited, "was restarted on request")
+            restartRequested = true
+            channel.process.signalGroup(.terminate)
+            return
+        }
+        restarts += 1
+        start()
     }
 
     // MARK: - Stopping
 
-    /// Shuts the plugin down for good (PROTOCOL.md 2.2) and calls `done` once its process has ended.
+    /// Shuts the plugin down for good (docs/protocol.md 2.2) and calls `done` once its process has ended.
     func stop(then done: @escaping () -> Void) {
         stopRequested = true
         if let restartTimer { reactor.cancel(restartTimer) }
@@ -286,7 +392,7 @@ final class PluginRunner {
         failWaiting(.unavailable, "plugin \(name) is shutting down")
         guard let channel else {
             if state != .failed { state = .stopped }
-            done()
+            afterGroupsEnded(done)
             return
         }
         onStopped = done
@@ -324,7 +430,7 @@ final class PluginRunner {
 
     // MARK: - Status
 
-    /// The plugin's `status` entry (PROTOCOL.md 1.3).
+    /// The plugin's `status` entry (docs/protocol.md 1.3).
     var statusJSON: JSONValue {
         .object([
             "state": .string(state.rawValue),

@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 
 /// A configured plugin resolved for starting: program path, argv, the exact environment and the account
-/// (PROTOCOL.md 2.1). Built once at start-up (and by `--check`), so no lookup blocks the reactor later.
+/// (docs/protocol.md 2.1). Built once at start-up (and by `--check`), so no lookup blocks the reactor later.
 struct PluginSpec: Sendable {
     let name: String
     let program: String
@@ -10,6 +10,10 @@ struct PluginSpec: Sendable {
     let environment: [String]
     let credentials: PipedProcess.Credentials?
     let config: DaemonConfig.Plugin
+
+    /// The program and the arguments that are paths (containing a `/`): the files whose change a reload notices
+    /// for an update plugin.
+    var files: [String] { [program] + arguments.filter { $0.contains("/") } }
 
     /// Variables passed through from the daemon's own environment when set.
     static let inherited = ["PATH", "HOME", "LANG", "LC_ALL", "TZ"]
@@ -100,7 +104,7 @@ struct PluginSpec: Sendable {
             .string(credentials.map { "\($0.uid):\($0.gid):\($0.groups)" } ?? ""), config.options,
             config.onError ?? .null,
             .string(
-                "\(config.timeout) \(config.startTimeout) \(config.concurrency) \(config.maxQueued) \(config.maxLineBytes) "
+                "\(config.timeout) \(config.startTimeout) \(config.concurrency) \(config.maxQueued) \(config.maxLineBytes) \(config.crashesPerEvent) "
                     + "\(config.maxBatch) \(restart.initialDelay) \(restart.maxDelay) \(restart.burst) \(restart.interval)"
             ),
         ]

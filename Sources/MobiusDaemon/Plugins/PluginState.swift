@@ -1,4 +1,4 @@
-/// Where a plugin is in its life (PROTOCOL.md 1.3 `status`, 2.2, 2.3).
+/// Where a plugin is in its life (docs/protocol.md 1.3 `status`, 2.2, 2.3).
 enum PluginState: String, Sendable {
     /// Spawned; the `initialize` handshake has not finished.
     case starting

@@ -1,7 +1,7 @@
 import MobiusCore
 import MobiusJSON
 
-/// The app's update as a plugin (PROTOCOL.md 2.5): `init` and `update`, or `updateBatch` for plugins that announce
+/// The app's update as a plugin (docs/protocol.md 2.5): `init` and `update`, or `updateBatch` for plugins that announce
 /// `batch`, one request at a time, in event order, through the plugin's runner.
 ///
 /// A batch holds the events of one segment of a pass (the loop splits a pass where it reads the model), at most
@@ -79,10 +79,12 @@ final class PluginUpdateDriver {
     /// Sends the events from `start` on, one request at a time, each from the model the one before left. A request
     /// takes events of one segment only: at most `maxBatch` (one for a plugin without `batch`), and no more than fit
     /// in one line of the plugin's `maxLineBytes`. An event that does not fit even alone with the model is rejected
-    /// without being sent: the plugin could not read the line.
+    /// without being sent: the plugin could not read the line. A batch the plugin died on `crashesPerEvent` times
+    /// is sent again one event at a time (up to `singlyUntil`), so that only the event it dies on is rejected
+    /// (`PluginCrashed`).
     private func run(
         _ segments: [[ArraySlice<UInt8>]], from start: Position, model: JSONValue, outcomes: OutcomeBuffer,
-        done: @escaping (Result<[Outcome], Unavailable>) -> Void
+        singlyUntil: Position? = nil, done: @escaping (Result<[Outcome], Unavailable>) -> Void
     ) {
         let limit = runner.spec.config.maxLineBytes - Self.requestOverhead
         // Encoded once for every try below: an event too big to go with it is turned down by arithmetic alone, so a
@@ -100,9 +102,10 @@ final class PluginUpdateDriver {
                 position = Position(segment: position.segment + 1, event: 0)
                 continue
             }
+            let singly = singlyUntil.map { position.segment == $0.segment && position.event < $0.event } ?? false
             if let fitting = Self.params(
                 model: modelText, events: events[position.event...],
-                batch: runner.handlesBatch, maxEvents: maxBatch, limit: limit)
+                batch: runner.handlesBatch, maxEvents: singly ? 1 : maxBatch, limit: limit)
             {
                 request = fitting
                 break
@@ -118,13 +121,18 @@ final class PluginUpdateDriver {
         let end = Position(segment: position.segment, event: position.event + count)
         let next: (JSONValue, [Outcome]) -> Void = { [self] model, produced in
             outcomes.items.append(contentsOf: produced)
-            run(segments, from: end, model: model, outcomes: outcomes, done: done)
+            run(segments, from: end, model: model, outcomes: outcomes, singlyUntil: singlyUntil, done: done)
+        }
+        let retrySingly = { [self, position] in
+            run(segments, from: position, model: model, outcomes: outcomes, singlyUntil: end, done: done)
         }
         if runner.handlesBatch {
             call("updateBatch", request.params, parse: { Self.batch($0, count: count) }) { outcome in
                 switch outcome {
                 case .success(.success(let batch)):
                     next(batch.model ?? model, batch.outcomes)
+                case .success(.failure(let rejection)) where rejection.code == .pluginCrashed && count > 1:
+                    retrySingly()
                 case .success(.failure(let rejection)):
                     // An error answer to the whole batch rejects each of its events with that message.
                     next(model, Array(repeating: .failure(rejection), count: count))
@@ -167,6 +175,8 @@ final class PluginUpdateDriver {
                 done(.success(.failure(EventRejection(message))))
             case .failure(.unavailable(let message)):
                 done(.failure(Unavailable(message: message)))
+            case .failure(.crashed(let message)):
+                done(.success(.failure(EventRejection(message, code: .pluginCrashed))))
             }
         }
     }

@@ -100,19 +100,17 @@ final class DaemonLog: Sendable {
     }
 
     /// One journal record: the message, its priority, `SYSLOG_IDENTIFIER` (the program's name) and the structured
-    /// fields.
+    /// fields, with control characters escaped as in a line.
     static func journalRecord(
         _ level: Level, _ message: String, _ fields: LogFields?, identifier: String = "mobiusd"
     ) -> [String] {
-        ["MESSAGE=\(message)", "PRIORITY=\(level.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
-            + (fields?.journalFields ?? [])
+        ["MESSAGE=\(escaped(message))", "PRIORITY=\(level.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
+            + (fields?.journalFields.map(escaped) ?? [])
     }
 
-    /// One log line: `<N>message` for the journal, `timestamp level message` for people. Line breaks in the
-    /// message are written as `\n` (and `\r`), so a message (a plugin's, a client's) can never start a line of its
-    /// own, with a priority prefix of its choosing.
+    /// One log line: `<N>message` for the journal, `timestamp level message` for people, the message `escaped`.
     static func format(_ level: Level, _ message: String, journal: Bool) -> [UInt8] {
-        let text = oneLine(message)
+        let text = escaped(message)
         let line: String
         if journal {
             line = "<\(level.rawValue)>\(text)\n"
@@ -123,17 +121,52 @@ final class DaemonLog: Sendable {
         return Array(line.utf8)
     }
 
-    /// `message` with `\n` and `\r` written as two characters each.
-    static func oneLine(_ message: String) -> String {
-        guard message.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return message }
+    /// `message` with every control character escaped, whoever wrote it (a plugin, a client, a peer on the bus):
+    /// `\n`, `\r` and `\t` as those two characters, the other C0 controls and DEL as `\xNN`, the C1 controls as
+    /// `\u00NN`. A message can then never start a line of its own with a priority prefix of its choosing, and journald
+    /// never stores a record as binary because of a NUL or an escape sequence. (Bytes that are not UTF-8 never get
+    /// this far: `text` escapes those of other programs when it turns them into text.)
+    static func escaped(_ message: String) -> String {
+        // 0xC2 leads every C1 control's UTF-8 (and a few printable characters, which the loop keeps).
+        guard message.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return message }
         var escaped = ""
+        escaped.reserveCapacity(message.utf8.count + 16)
         for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
+            switch scalar.value {
+            case 0x0A: escaped += "\\n"
+            case 0x0D: escaped += "\\r"
+            case 0x09: escaped += "\\t"
+            case 0..<0x20, 0x7F: escaped += "\\x" + hexByte(scalar.value)
+            case 0x80..<0xA0: escaped += "\\u00" + hexByte(scalar.value)
             default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
+    }
+
+    /// `bytes` from another program (a plugin's stdout or stderr) as text for the log: valid UTF-8 as it is, each
+    /// byte that is not part of valid UTF-8 as `\xNN`.
+    static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        var text = ""
+        var start = bytes.startIndex
+        next: while start < bytes.endIndex {
+            // Only a whole character validates: its shorter prefixes are incomplete.
+            for length in 1...min(4, bytes.endIndex - start) {
+                if let character = String(validating: bytes[start..<start + length], as: UTF8.self) {
+                    text += character
+                    start += length
+                    continue next
+                }
+            }
+            text += "\\x" + hexByte(UInt32(bytes[start]))
+            start += 1
+        }
+        return text
+    }
+
+    private static func hexByte(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return digits.count == 1 ? "0" + digits : digits
     }
 }

@@ -1,7 +1,7 @@
 import MobiusJSON
 
 extension DaemonLoop {
-    /// The first reply of `log` (PROTOCOL.md 1.2), and the stream to start once the pass is out.
+    /// The first reply of `log` (docs/protocol.md 1.2), and the stream to start once the pass is out.
     func logReply(_ request: LogRequest, ticket: ReplyTicket, work: inout PassWork<Model, Effect>) -> LoopReply {
         guard let logFirstKept else {
             return .line(JSONLine.error(.unavailable, "this daemon keeps no event log", line: ticket.line))

@@ -49,6 +49,10 @@ extension DaemonLoop {
                 work.outputs.append(.reply(ticket.connection, .line(line)))
                 return
             }
+            if case .control(let command) = request {
+                work.outputs.append(.control(ticket, command))
+                return
+            }
             if case .status = request { setPassRemainder(ArraySlice(inputs[(index + 1)...])) }
             work.outputs.append(.reply(ticket.connection, answer(request, ticket: ticket, work: &work)))
             setPassRemainder([])
@@ -78,7 +82,8 @@ extension DaemonLoop {
                 next = try update(work.state.model, event)
             }
         } catch {
-            reject(.invalidEvent, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
+            let code = (error as? EventRejection)?.code ?? .invalidEvent
+            reject(code, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
             return
         }
         if let model = next.model {
@@ -187,6 +192,9 @@ extension DaemonLoop {
             if !work.monitors.contains(ticket.connection) { work.monitors.append(ticket.connection) }
             work.streamChanges.append(.monitor(ticket.connection))
             return .line(JSONLine.object([("ok", true), ("seq", seqValue)]))
+        case .control:
+            // `step` makes a control command an output of the pass; it never gets here.
+            return .line(JSONLine.error(.internal, "a control command was answered as a request", line: ticket.line))
         }
     }
 

@@ -12,7 +12,7 @@ extension DaemonLoop {
     }
 
     /// Replays journaled events through the app's synchronous update, in order, with their effects discarded
-    /// (PROTOCOL.md 5). Each event takes its journaled seq. An event the update rejects now (the app changed since
+    /// (docs/protocol.md 5). Each event takes its journaled seq. An event the update rejects now (the app changed since
     /// it was journaled) leaves the model as it was; it is logged, never dropped silently. The model-depth check is
     /// not repeated: the live daemon journaled only events that passed it.
     ///

@@ -381,11 +381,16 @@ final class DaemonLoop<Model, Event, Effect> {
             roomWaiters.removeAll()
             for resume in waiting { resume() }
         }
-        if !edgeWaiters.isEmpty, edgeRoom > 0 {
-            let waiting = edgeWaiters
-            edgeWaiters.removeAll()
-            for resume in waiting { resume() }
+        guard !edgeWaiters.isEmpty else { return }
+        guard edgeRoom > 0 else {
+            // Waiting for the queue, they now wait for the plugins too: without this they would be told only
+            // after a pass, and there may be none.
+            if backpressure.isHolding { awaitRelease() }
+            return
         }
+        let waiting = edgeWaiters
+        edgeWaiters.removeAll()
+        for resume in waiting { resume() }
     }
 
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)

@@ -79,6 +79,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func wire(app: DaemonApp<Model, Event, Effect>) {
         loop.sink = server
+        server.controlHandler = self
         let parser = server.parser
         loop.releaseElsewhere = { inputs in parser.submit { _ = inputs } }
         loop.requestAnotherRound = { [unowned reactor] in reactor.requestAnotherRound() }
@@ -286,5 +287,54 @@ final class DaemonRuntime<Model, Event, Effect> {
     /// Samples RSS now (at start, before serving, so the first `status` has a figure).
     func sampleResidentSize() {
         stats.residentBytes.store(SystemProcess.residentBytes(), ordering: .relaxed)
+    }
+}
+
+extension DaemonRuntime: ControlCommandHandler {
+    func perform(_ command: ControlCommand, line: Int, reply: @escaping ([UInt8]) -> Void) {
+        switch command {
+        case .reload:
+            guard let reloader else {
+                reply(JSONLine.error(.unavailable, "this daemon cannot reload", line: line))
+                return
+            }
+            reloader.reload("reload command") { outcome in
+                switch outcome {
+                case .applied(let reloaded, let needRestart):
+                    reply(
+                        JSONLine.object([
+                            ("ok", true), ("reloaded", .array(reloaded.map { .string($0) })),
+                            ("needRestart", .array(needRestart.map { .string($0) })),
+                        ]))
+                case .refused(let error):
+                    reply(
+                        JSONLine.object([
+                            ("ok", false),
+                            (
+                                "error",
+                                .object([
+                                    "code": .string(ErrorCode.invalidArgument.rawValue),
+                                    "message": .string("reload refused, the running configuration is kept: \(error)"),
+                                    "key": .string(error.key),
+                                ])
+                            ),
+                            ("line", .number(JSONNumber(line))),
+                        ]))
+                }
+            }
+        case .restartPlugin(let name):
+            guard let runner = plugins.runner(named: name) else {
+                reply(JSONLine.error(.invalidArgument, "no plugin named \"\(name)\"", line: line))
+                return
+            }
+            guard !stopping else {
+                reply(JSONLine.error(.shuttingDown, "the daemon is shutting down", line: line))
+                return
+            }
+            log.notice("plugin \(name): restart requested on the control socket")
+            runner.restartNow()
+            let state = JSONValue.string(runner.state.rawValue)
+            reply(JSONLine.object([("ok", true), ("plugin", .string(name)), ("state", state)]))
+        }
     }
 }

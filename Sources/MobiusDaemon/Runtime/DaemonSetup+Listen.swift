@@ -2,7 +2,7 @@ import MobiusSystem
 
 extension DaemonSetup {
     /// Checks the socket's directory, binds and listens on `socketPath`, and sets the socket file's mode and group
-    /// (PROTOCOL.md 1.1); used when systemd passed no socket.
+    /// (docs/protocol.md 1.1); used when systemd passed no socket.
     func bindListener() throws(DaemonStartError) -> FileDescriptor {
         let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) } ?? "."
         do {

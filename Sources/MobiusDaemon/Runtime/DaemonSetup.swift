@@ -72,10 +72,8 @@ struct DaemonSetup<Model, Event, Effect> {
 
     /// `$XDG_RUNTIME_DIR/mobiusd/<app>.sock`, or `/tmp/mobiusd-<uid>/<app>.sock` without XDG_RUNTIME_DIR.
     static func defaultSocketPath(app: String) -> String {
-        if let runtime = SystemProcess.environment("XDG_RUNTIME_DIR"), !runtime.isEmpty {
-            return "\(runtime)/mobiusd/\(app).sock"
-        }
-        return "/tmp/mobiusd-\(SystemProcess.userID)/\(app).sock"
+        AppSocketPaths.daemonDefault(
+            app: app, runtimeDirectory: SystemProcess.environment("XDG_RUNTIME_DIR"), userID: SystemProcess.userID)
     }
 
     private static func rules(_ entries: [String], key: String) throws(ConfigError) -> [AccessPolicy.Rule] {
@@ -180,7 +178,7 @@ struct DaemonSetup<Model, Event, Effect> {
                 defer { journal.close() }
                 runtime.sampleResidentSize()
                 runtime.reloader = ConfigReloader(setup: setup, runtime: runtime)
-                setup.banner(listeningOn: listeningOn, identity: identity)
+                setup.banner(listeningOn: listeningOn, identity: identity, log: log)
                 try runtime.run()
                 if let problem = runtime.startProblem { throw DaemonStartError(description: problem) }
             }
@@ -210,17 +208,33 @@ struct DaemonSetup<Model, Event, Effect> {
         }
     }
 
-    /// The start-up lines on stdout: the program and its version, the app and its socket, and how to talk to it
-    /// with the running app's example event.
-    private func banner(listeningOn path: String, identity: ProgramIdentity) {
+    /// The start-up lines: the program and its version, the app and its socket, and how to talk to it with the
+    /// running app's example event. On stdout for people; under systemd (the log goes to the journal) one notice
+    /// like every other line, since stdout there is a journal stream without priorities.
+    private func banner(listeningOn path: String, identity: ProgramIdentity, log: DaemonLog) {
+        let listening = "\(identity.versionLine): app \"\(app.name)\" listening on \(path)"
+        let watch = "mobiusctl \(mobiusctlTarget(path)) watch"
+        guard log.style == .plain else {
+            log.notice("\(listening); watch: \(watch)")
+            return
+        }
         let example = app.exampleEvent.map { String(decoding: $0.encoded(), as: UTF8.self) } ?? "EVENT"
         MobiusDaemon.printOut(
             """
-            \(identity.versionLine): app "\(app.name)" listening on \(path)
+            \(listening)
               send:  echo '\(example)' | socat - UNIX-CONNECT:\(path)
-              watch: mobiusctl --socket \(path) watch
+              watch: \(watch)
 
             """)
+    }
+
+    /// `--app NAME` when mobiusctl's `--app` finds `path` (the first socket where it looks), else `--socket PATH`.
+    private func mobiusctlTarget(_ path: String) -> String {
+        guard AppSocketPaths.isValidAppName(app.name) else { return "--socket \(path)" }
+        let searched = AppSocketPaths.searched(
+            app: app.name, runtimeDirectory: SystemProcess.environment("XDG_RUNTIME_DIR"), userID: SystemProcess.userID)
+        let found = searched.first { (try? FileSystem.status($0, followingLinks: true))??.kind == .socket }
+        return found == path ? "--app \(app.name)" : "--socket \(path)"
     }
 
 }

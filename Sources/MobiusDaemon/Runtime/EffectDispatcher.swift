@@ -2,7 +2,7 @@ import MobiusCore
 import MobiusJSON
 
 /// Routes the loop's effects once their pass is committed: first to the app's Swift handlers, then to the daemon's
-/// built-ins by routing key (PROTOCOL.md 2.4); an effect nobody handles is logged (rate-limited) and counted, never
+/// built-ins by routing key (docs/protocol.md 2.4); an effect nobody handles is logged (rate-limited) and counted, never
 /// a crash. Order: Swift handlers, built-ins (`mobiusd.` keys), plugins, then the app's fallbacks.
 final class EffectDispatcher<Model, Event, Effect> {
     private let app: DaemonApp<Model, Event, Effect>

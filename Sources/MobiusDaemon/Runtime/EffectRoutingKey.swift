@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// PROTOCOL.md 2.4: the routing key of an effect.
+/// docs/protocol.md 2.4: the routing key of an effect.
 enum EffectRoutingKey {
     /// A string is its own key; an object with a string `type` uses it; an object with exactly one member uses
     /// that member's name (Swift's Codable shape for enum cases). Anything else has none.

@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// The error codes of PROTOCOL.md section 1.3.
+/// The error codes of docs/protocol.md section 1.3.
 enum ErrorCode: String, Sendable {
     case invalidJSON = "InvalidJSON"
     case invalidEncoding = "InvalidEncoding"
@@ -11,7 +11,9 @@ enum ErrorCode: String, Sendable {
     case permissionDenied = "PermissionDenied"
     case overloaded = "Overloaded"
     case storageFailure = "StorageFailure"
+    case journalDamaged = "JournalDamaged"
     case shuttingDown = "ShuttingDown"
     case unavailable = "Unavailable"
+    case pluginCrashed = "PluginCrashed"
     case `internal` = "Internal"
 }

@@ -5,10 +5,18 @@ import MobiusJSON
 public struct EventRejection: Error, CustomStringConvertible, Sendable {
     /// What the sender is told, e.g. `the counter is at its maximum`.
     public let message: String
+    /// The error code the sender gets: `InvalidEvent`, or `PluginCrashed` when the update plugin died on the event.
+    let code: ErrorCode
 
     /// A rejection with the message the sender sees.
     public init(_ message: String) {
         self.message = message
+        self.code = .invalidEvent
+    }
+
+    init(_ message: String, code: ErrorCode) {
+        self.message = message
+        self.code = code
     }
 
     /// The message, unchanged.

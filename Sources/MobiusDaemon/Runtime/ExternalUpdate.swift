@@ -1,6 +1,6 @@
 import MobiusCore
 
-/// An update computed outside the loop's thread (an update plugin, PROTOCOL.md 2.5): asked for the results of a
+/// An update computed outside the loop's thread (an update plugin, docs/protocol.md 2.5): asked for the results of a
 /// pass's events before the pass is computed, so computing stays a synchronous step over values.
 ///
 /// Both closures run on the reactor thread and answer later, also on it.

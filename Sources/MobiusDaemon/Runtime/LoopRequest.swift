@@ -9,13 +9,17 @@ enum LoopRequest: Sendable {
     case status
     case monitor
     case log(LogRequest)
+    /// `reload` or `plugin`: carried out once the requests before it on the connection are answered.
+    case control(ControlCommand)
 }
 
 extension LoopRequest {
     /// Whether the answer carries the model or the seq, and so waits for recovery to finish (`status` alone says
     /// how recovery is going).
     var needsRecoveredState: Bool {
-        if case .status = self { return false }
-        return true
+        switch self {
+        case .status, .control: return false
+        default: return true
+        }
     }
 }

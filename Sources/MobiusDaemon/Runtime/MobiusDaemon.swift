@@ -2,7 +2,7 @@ import MobiusCore
 import MobiusJSON
 import MobiusSystem
 
-/// Entry points: run an app as the daemon, with the command line and config of PROTOCOL.md section 6.
+/// Entry points: run an app as the daemon, with the command line and config of docs/protocol.md section 6.
 public enum MobiusDaemon {
     /// The daemon's version, reported by `--version`, `hello` and `status`.
     public static let version = "0.1.0"

@@ -1,4 +1,4 @@
-/// How the daemon keeps an app's model within JSON's nesting limit (PROTOCOL.md 1.5), so that no model it
+/// How the daemon keeps an app's model within JSON's nesting limit (docs/protocol.md 1.5), so that no model it
 /// publishes or journals is deeper than the parser accepts and nothing recurses past its stack on one.
 ///
 /// The check is per event, never per pass: pass boundaries depend on timing, and replaying the journal must reject

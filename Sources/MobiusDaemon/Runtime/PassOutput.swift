@@ -4,4 +4,6 @@ enum PassOutput: Sendable {
     case reply(ConnectionID, LoopReply)
     /// A monitor trace line.
     case trace(ConnectionID, [UInt8])
+    /// A control command to carry out now: its reply comes when its outcome is known.
+    case control(ReplyTicket, ControlCommand)
 }

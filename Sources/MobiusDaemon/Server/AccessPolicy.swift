@@ -1,6 +1,6 @@
 import MobiusSystem
 
-/// Who may read and who may write, from config `access.read` / `access.write` (PROTOCOL.md 1.6).
+/// Who may read and who may write, from config `access.read` / `access.write` (docs/protocol.md 1.6).
 struct AccessPolicy: Sendable {
     /// One entry of an access list.
     enum Rule: Sendable, Equatable {

@@ -25,7 +25,7 @@ extension ControlServer {
 
     /// Appends log items to the connection's output while it is under half of `maxOutputBytes`: from memory when
     /// the records are there, else through a read of the segment files on the read thread. A reader that falls
-    /// behind thus reads from disk, never from unbounded memory (PROTOCOL.md 1.5).
+    /// behind thus reads from disk, never from unbounded memory (docs/protocol.md 1.5).
     func pumpLog(_ connection: ClientConnection) {
         guard var stream = connection.logStream, !stream.reading, connection.isOpen,
             let source = logStreams.source
@@ -81,9 +81,9 @@ extension ControlServer {
         stream.cursor = chunk.cursor
         connection.logStream = stream
         markDirty(connection)
-        if let problem = chunk.problem {
-            log.error("log: cannot read the journal: \(problem)")
-            endLog(connection, at: stream.next &- 1, compacted: true)
+        if let problem = chunk.problem { log.error("log: cannot read the journal: \(problem)") }
+        if let damage = chunk.damage {
+            finishLog(connection, with: LogLine.end(seq: stream.next &- 1, damaged: damage))
             return
         }
         if chunk.vanished {
@@ -94,7 +94,11 @@ extension ControlServer {
     }
 
     private func endLog(_ connection: ClientConnection, at seq: UInt64, compacted: Bool) {
-        connection.output.append(contentsOf: LogLine.end(seq: seq, compacted: compacted))
+        finishLog(connection, with: LogLine.end(seq: seq, compacted: compacted))
+    }
+
+    private func finishLog(_ connection: ClientConnection, with end: [UInt8]) {
+        connection.output.append(contentsOf: end)
         connection.logStream = nil
         markDirty(connection)
         if !connection.queuedLogStreams.isEmpty {

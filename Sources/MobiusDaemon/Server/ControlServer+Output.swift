@@ -21,6 +21,8 @@ extension ControlServer: LoopOutputSink {
                 guard let connection = connections[id] else { continue }
                 connection.offerTrace(line, limit: settings.maxOutputBytes)
                 markDirty(connection)
+            case .control(let ticket, let command):
+                perform(command, ticket: ticket)
             }
         }
         if writeNow, let recent { writeEarly(recent) }
@@ -32,6 +34,25 @@ extension ControlServer: LoopOutputSink {
             connection.waitingToRequest = false
             if connection.isOpen { resume(connection) }
         }
+    }
+
+    /// Carries out a control command; its reply goes out when the handler has one, and the connection's later
+    /// lines are read from then on.
+    private func perform(_ command: ControlCommand, ticket: ReplyTicket) {
+        guard let controlHandler else {
+            controlAnswered(
+                ticket, JSONLine.error(.unavailable, "control commands are not available here", line: ticket.line))
+            return
+        }
+        controlHandler.perform(command, line: ticket.line) { [weak self] line in self?.controlAnswered(ticket, line) }
+    }
+
+    private func controlAnswered(_ ticket: ReplyTicket, _ line: [UInt8]) {
+        guard let connection = connections[ticket.connection] else { return }
+        connection.replied(.line(line))
+        markDirty(connection)
+        connection.requests?.awaitingControl = false
+        if connection.isOpen { resume(connection) }
     }
 
     /// Writes a connection's new replies now, before the rest of the pass and the round: the end of the round's

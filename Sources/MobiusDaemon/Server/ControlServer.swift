@@ -35,6 +35,8 @@ final class ControlServer: ClientConnectionOwner {
     @exclusivity(unchecked) var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     @exclusivity(unchecked) var shuttingDown = false
     var stallTimer: ReactorTimers.ID?
+    /// Carries out `reload` and `plugin` (the runtime); without one they are `Unavailable`.
+    weak var controlHandler: (any ControlCommandHandler)?
     /// `log` streams and where they read from.
     let logStreams = LogStreams()
     /// Set while accept is paused for lack of descriptors.
@@ -172,7 +174,9 @@ final class ControlServer: ClientConnectionOwner {
                 lineTooLong(connection)
                 return
             }
-            guard mayHandOver(connection, line: input[start..<end]), var state = connection.requests else { return }
+            guard connection.requests?.awaitingControl != true, mayHandOver(connection, line: input[start..<end]),
+                var state = connection.requests
+            else { return }
             connection.linesConsumed += 1
             connection.inputStart = next
             connection.scanFrom = next

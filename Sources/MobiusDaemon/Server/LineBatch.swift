@@ -39,7 +39,9 @@ struct LineBatch: Sendable {
         let bytes = job.bytes
         var start = 0
         var textBytes = 0
-        while start < bytes.count, !result.state.quit, result.inputs.count < job.maxInputs {
+        while start < bytes.count, !result.state.quit, !result.state.awaitingControl,
+            result.inputs.count < job.maxInputs
+        {
             guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes[start...])
             else { break }
             var end = newline

@@ -1,4 +1,4 @@
-/// Checks request lines for what PROTOCOL.md calls `InvalidEncoding`: a NUL byte or invalid UTF-8.
+/// Checks request lines for what docs/protocol.md calls `InvalidEncoding`: a NUL byte or invalid UTF-8.
 enum LineEncoding {
     /// A message naming the first problem, or `nil` when the line is valid UTF-8 without NUL.
     static func problem(in line: ArraySlice<UInt8>) -> String? {

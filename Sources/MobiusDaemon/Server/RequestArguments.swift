@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// Command arguments of PROTOCOL.md 1.2, parsed and checked.
+/// Command arguments of docs/protocol.md 1.2, parsed and checked.
 enum RequestArguments {
     /// `{"path":"/json/pointer"}` or nothing.
     static func pathArgument(_ argument: ArraySlice<UInt8>) -> Result<JSONPointer?, ArgumentProblem> {

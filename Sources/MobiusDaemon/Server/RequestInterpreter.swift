@@ -1,12 +1,13 @@
 import MobiusJSON
 
-/// Turns one request line into the loop's input for it (PROTOCOL.md 1.2): classifies it, checks permissions and
+/// Turns one request line into the loop's input for it (docs/protocol.md 1.2): classifies it, checks permissions and
 /// arguments, parses an event's JSON. Pure apart from `RequestState`, so the reactor runs it for a few lines and
 /// the parse thread for a big batch, with the same result.
 enum RequestInterpreter {
     /// The commands `help` lists, in that order.
     static let commandNames = [
-        "send", "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit",
+        "send", "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit", "reload",
+        "plugin",
     ]
 
     /// The input for line `number`, or `nil` for a blank line (ignored, but counted).
@@ -37,6 +38,7 @@ enum RequestInterpreter {
             case .model, .subscribe: return ClientConnection.modelSized
             case .status: return 16 * 1024
             case .ping, .hello, .monitor, .log: return 512
+            case .control: return 16 * 1024
             }
         case .disconnected:
             return 0
@@ -78,6 +80,9 @@ enum RequestInterpreter {
                     eventLike: true)
             }
             return event(argument, number: number, state: state)
+        }
+        if name == "reload" || name == "plugin" {
+            return control(name, argument: argument, number: number, state: &state)
         }
         guard state.canRead else {
             return failure(
@@ -129,6 +134,34 @@ enum RequestInterpreter {
             state.quit = true
             return .reply(JSONLine.object([("ok", true)]), ticket(number, state))
         }
+    }
+
+    /// `reload` (no argument) or `plugin {"restart":"NAME"}`, for peers that may write.
+    private static func control(
+        _ name: String, argument: ArraySlice<UInt8>, number: Int, state: inout RequestState
+    ) -> ClientInput {
+        guard state.canWrite else {
+            return failure(
+                .permissionDenied, "uid \(state.peerUID) may not use \(name) (access.write)", number: number,
+                state: state)
+        }
+        let command: ControlCommand
+        if name == "reload" {
+            guard argument.isEmpty else {
+                return failure(.invalidArgument, "reload takes no argument", number: number, state: state)
+            }
+            command = .reload
+        } else {
+            guard case .object(let object)? = try? JSONValue(parsing: argument), object.count == 1,
+                case .string(let plugin)? = object["restart"]
+            else {
+                return failure(
+                    .invalidArgument, "plugin takes {\"restart\":\"NAME\"}", number: number, state: state)
+            }
+            command = .restartPlugin(plugin)
+        }
+        state.awaitingControl = true
+        return .request(.control(command), ticket(number, state))
     }
 
     /// An error reply; an event-like line's error honours `reply errors|off` and counts as rejected in `status`.

@@ -1,6 +1,6 @@
 import MobiusJSON
 
-/// One request line, classified per PROTOCOL.md 1.2.
+/// One request line, classified per docs/protocol.md 1.2.
 enum RequestLine {
     /// Empty or whitespace only: ignored, but counted as a line.
     case blank

@@ -16,4 +16,6 @@ struct RequestState: Sendable {
     var monitoring = false
     /// `quit` was read: no more lines are interpreted.
     var quit = false
+    /// A control command (`reload`, `plugin`) was read: no more lines are interpreted until it is answered.
+    var awaitingControl = false
 }

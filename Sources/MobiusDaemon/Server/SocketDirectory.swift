@@ -1,6 +1,6 @@
 import MobiusSystem
 
-/// The checks PROTOCOL.md 1.1 makes on the control socket's directory before binding, so that another local user
+/// The checks docs/protocol.md 1.1 makes on the control socket's directory before binding, so that another local user
 /// can never pre-create the directory and own the path (as tmux and OpenSSH check theirs).
 ///
 /// A missing directory is created (with its missing parents): mode 0700 for the private `/tmp/mobiusd-<uid>`

@@ -1,6 +1,6 @@
 import MobiusSystem
 
-/// SIGHUP (PROTOCOL.md 4): reads the config file again, validates it as start-up would, and applies it, or keeps the
+/// SIGHUP (docs/protocol.md 4): reads the config file again, validates it as start-up would, and applies it, or keeps the
 /// running config and says why. Reactor thread, except the reading and validating, which run on a thread of their
 /// own (the file may block; user and group names in access lists go through NSS).
 ///
@@ -19,6 +19,15 @@ final class ConfigReloader<Model, Event, Effect> {
     private let reader = BlockingWorker(name: "mobiusd-reload")
     private var inProgress = false
     private var again = false
+    /// Who waits for the reload in progress (`reload` commands), and for the one after it.
+    private var waiting: [(Outcome) -> Void] = []
+    private var waitingAgain: [(Outcome) -> Void] = []
+
+    /// How a reload ended: applied (what, and the restart-only keys that changed), or refused (the config's error).
+    enum Outcome {
+        case applied(reloaded: [String], needRestart: [String])
+        case refused(ConfigError)
+    }
 
     init(setup: DaemonSetup<Model, Event, Effect>, runtime: DaemonRuntime<Model, Event, Effect>) {
         started = setup
@@ -26,20 +35,24 @@ final class ConfigReloader<Model, Event, Effect> {
         self.runtime = runtime
     }
 
-    /// Starts a reload (a SIGHUP arrived).
-    func reload() {
+    /// Starts a reload (a SIGHUP arrived, or a `reload` command); `done` gets its outcome. One asked for while a
+    /// reload runs gets the outcome of the next one, which reads the file again.
+    func reload(_ trigger: String = "SIGHUP", then done: ((Outcome) -> Void)? = nil) {
         guard !inProgress else {
             again = true
+            if let done { waitingAgain.append(done) }
             return
         }
+        if let done { waiting.append(done) }
         runtime.systemd.beginReload()
         guard let file = current.options.configFile else {
-            runtime.log.notice("SIGHUP: no --config, nothing to reload")
+            runtime.log.notice("\(trigger): no --config, nothing to reload")
             runtime.systemd.endReload(outcome: "reloaded: nothing to reload (no --config)")
+            tell(.applied(reloaded: [], needRestart: []))
             return
         }
         inProgress = true
-        runtime.log.notice("SIGHUP: reloading \(file)")
+        runtime.log.notice("\(trigger): reloading \(file)")
         let base = Carried(value: current)
         let reloader = ReactorBound(value: self)
         let waker = runtime.reactor.waker
@@ -58,7 +71,8 @@ final class ConfigReloader<Model, Event, Effect> {
         switch result {
         case .failure(let error):
             log.error("reload refused, the running configuration is kept: \(error)")
-            runtime.systemd.endReload(outcome: "reload refused, configuration kept: \(error)")
+            runtime.systemd.endReload(outcome: "reload refused, configuration kept: \(error)", refused: true)
+            tell(.refused(error))
         case .success(let carried):
             let new = carried.value
             let restartOnly = RestartOnlySettings.changes(from: started, to: new)
@@ -72,11 +86,21 @@ final class ConfigReloader<Model, Event, Effect> {
             log.notice("reloaded: access lists and socket limits applied\(summary)")
             let pending = restartOnly.isEmpty ? "" : "; needs a restart for \(restartOnly.joined(separator: ", "))"
             runtime.systemd.endReload(outcome: "reloaded\(pending)")
+            tell(.applied(reloaded: ["access", "socket"] + applied, needRestart: restartOnly))
         }
         if again {
             again = false
+            let next = waitingAgain
+            waitingAgain = []
             reload()
+            waiting.append(contentsOf: next)
         }
+    }
+
+    private func tell(_ outcome: Outcome) {
+        let told = waiting
+        waiting = []
+        for done in told { done(outcome) }
     }
 }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Named holds on the daemon's readiness: `READY=1` goes to systemd only when every part that must be finished first
-/// has released its hold (PROTOCOL.md 4: state recovered, the socket listening, plugins initialized, reachable D-Bus
+/// has released its hold (docs/protocol.md 4: state recovered, the socket listening, plugins initialized, reachable D-Bus
 /// buses' matches in).
 ///
 /// How a part takes part: while the runtime is being built (before `open()`), it calls `hold("plugin sound")` and

@@ -1,6 +1,6 @@
 import MobiusSystem
 
-/// The daemon's half of the systemd contract (PROTOCOL.md 4), on the reactor thread: `READY=1` once the readiness
+/// The daemon's half of the systemd contract (docs/protocol.md 4), on the reactor thread: `READY=1` once the readiness
 /// gate opens, `STATUS=` kept current, `STOPPING=1`, `RELOADING=1` then `READY=1`, and the watchdog.
 ///
 /// Outside systemd the notifier sends nothing and the per-round check returns at once; the `ready` log line is
@@ -25,6 +25,8 @@ final class SystemdService {
     private var shownAt: UInt64 = 0
     private var statusTimerArmed = false
     private var stopping = false
+    /// The last reload was refused: every later `STATUS=` says so, until the next reload.
+    private var refusedReload: String?
 
     init(reactor: Reactor, log: DaemonLog, app: String, figures: @escaping () -> Figures) {
         self.reactor = reactor
@@ -78,7 +80,8 @@ final class SystemdService {
     }
 
     private func sendStatus() {
-        guard !stopping else { return }
+        // A timer armed before a reload may fire after it: the reload's outcome stays until the figures change.
+        guard !stopping, figures() != shown else { return }
         shown = figures()
         shownAt = SystemProcess.monotonicNanoseconds()
         notifier.status(statusLine(shown))
@@ -86,7 +89,7 @@ final class SystemdService {
 
     private func statusLine(_ figures: Figures) -> String {
         let connections = figures.connections == 1 ? "1 connection" : "\(figures.connections) connections"
-        return "app \(app): seq \(figures.seq), \(connections)"
+        return "app \(app): seq \(figures.seq), \(connections)" + (refusedReload.map { "; \($0)" } ?? "")
     }
 
     /// SIGTERM/SIGINT: `STOPPING=1`; no more status updates.
@@ -107,8 +110,10 @@ final class SystemdService {
         notifier.reloading()
     }
 
-    /// The reload is over (applied or refused): `READY=1` again, with `outcome` as the status for now.
-    func endReload(outcome: String) {
+    /// The reload is over (applied or refused): `READY=1` again, with `outcome` as the status for now. A refused
+    /// reload's outcome also stays in every later status, until the next reload.
+    func endReload(outcome: String, refused: Bool = false) {
+        refusedReload = refused ? outcome : nil
         guard ready, !stopping else { return }
         shown = figures()
         shownAt = SystemProcess.monotonicNanoseconds()

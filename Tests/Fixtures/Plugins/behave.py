@@ -9,7 +9,8 @@ options.mode (how the plugin starts):
   ignore-term  ignores SIGTERM and stdin EOF (the host must SIGKILL it)
   update       is an update plugin (options.batch: also updateBatch); events {"type":"add","n":N} add N to
                model.total, {"type":"reject"} are rejected, {"type":"die"} kills the plugin the first time it
-               sees one (a marker file in options.marker remembers), {"type":"effect","effect":E} emits E; the
+               sees one (a marker file in options.marker remembers), {"type":"poison"} kills it every time,
+               {"type":"effect","effect":E} emits E; the
                model keeps the last 50 other events in "seen"; options.calls names a file that gets "METHOD N" per
                update request, options.lineLengths one that gets each update request line's length in bytes,
                options.delay seconds to wait before answering each update request
@@ -21,6 +22,11 @@ Effects {"type":"job","do":X}:
   flood         writes options.count unsolicited events as fast as it can
   huge          writes one line of options.bytes bytes ; pollute  writes "hello" to stdout
   child         starts `sleep 300` in its process group and writes its pid to options.childPidFile, then exits
+  stubborn-child  starts a child in its process group that ignores SIGTERM, writes its pid to options.childPidFile
+                and answers (the plugin itself goes on; its child must be SIGKILLed)
+  close-stdout  closes its stdout and keeps running (never answers again)
+  controls      writes a stdout line with a NUL, an ESC and a BEL byte and bytes that are not UTF-8, and a stderr
+                line with the same bytes
 Cancels are recorded: each `cancel` notification appends its id to options.cancelFile.
 """
 import json
@@ -37,11 +43,14 @@ if not os.environ.get("MOBIUSD_PLUGIN"):
 
 lock = threading.Lock()
 options = {}
+stdout_closed = False
 
 
 def send(message):
     message["jsonrpc"] = "2.0"
     with lock:
+        if stdout_closed:
+            return
         sys.stdout.write(json.dumps(message) + "\n")
         sys.stdout.flush()
 
@@ -101,6 +110,24 @@ def run_effect(mid, effect):
         with open(options["childPidFile"], "w") as f:
             f.write(str(child.pid))
         os._exit(0)
+    elif action == "stubborn-child":
+        ignoring = "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " \
+            "open(sys.argv[1], 'w').write(str(__import__('os').getpid())); time.sleep(300)"
+        subprocess.Popen([sys.executable, "-c", ignoring, options["childPidFile"]], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        answer(mid, {})
+    elif action == "close-stdout":
+        global stdout_closed
+        with lock:
+            stdout_closed = True
+            os.close(1)
+    elif action == "controls":
+        # stderr first: the stdout line is a violation, and the host kills the plugin for it.
+        sys.stderr.buffer.write(b"<4>stderr \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
+        sys.stderr.flush()
+        with lock:
+            sys.stdout.buffer.write(b"not json \x00 nul \x1b[31m esc \x07 bel \xff\xc3 not UTF-8 \xc3\xa9\n")
+            sys.stdout.flush()
 
 
 def run_update(mid, method, params):
@@ -117,6 +144,10 @@ def run_update(mid, method, params):
         kind = event.get("type") if isinstance(event, dict) else None
         if kind not in ("reject", "add"):
             seen = (seen + [event])[-50:]
+        if kind == "poison":
+            sys.stderr.write("<3>poisoned by this event\n")
+            sys.stderr.flush()
+            os._exit(7)
         if kind == "die":
             marker = options.get("marker")
             if marker and not os.path.exists(marker):

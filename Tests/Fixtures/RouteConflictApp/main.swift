@@ -1,7 +1,7 @@
 // A typed daemon app with programming errors in its effects: the effect `chime` matches two routes, and the effect
 // `label` has a value labelled `type`, which the type-tagged shape cannot write. The hostile-input integration tests
 // run it to check that such an app error is logged and counted, not a trap that takes the whole daemon down
-// (PROTOCOL.md 1.5).
+// (docs/protocol.md 1.5).
 import MobiusCore
 import MobiusDaemon
 

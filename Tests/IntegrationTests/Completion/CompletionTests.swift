@@ -32,8 +32,10 @@ struct CompletionTests {
         return Set(run.stdoutLines)
     }
 
-    static let commands: Set = ["send", "model", "watch", "status", "monitor", "log", "hello", "ping", "help"]
-    static let globalOptions: Set = ["--socket", "--json", "--human", "--help", "--version"]
+    static let commands: Set = [
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+    ]
+    static let globalOptions: Set = ["--socket", "--app", "--json", "--human", "--help", "--version"]
 
     @Test(
         arguments: [
@@ -43,12 +45,17 @@ struct CompletionTests {
             (["mobiusctl", "--js"], ["--json"]),
             (["mobiusctl", "--json", "wa"], ["watch"]),
             (["mobiusctl", "--socket", "/x.sock", "mo"], ["model", "monitor"]),
-            (["mobiusctl", "--socket", "=", "/x.sock", "p"], ["ping"]),
+            (["mobiusctl", "--socket", "=", "/x.sock", "p"], ["ping", "plugin"]),
             (["mobiusctl", "log", "--"], globalOptions.union(["--since", "--follow", "--limit"])),
             (["mobiusctl", "watch", "--p"], ["--path"]),
             (["mobiusctl", "model", "--path", ""], []),
             (["mobiusctl", "help", "mo"], ["model", "monitor"]),
             (["mobiusctl", "send", ""], []),
+            (["mobiusctl", "r"], ["reload"]),
+            (["mobiusctl", "plugin", ""], ["restart"]),
+            (["mobiusctl", "--json", "plugin", "re"], ["restart"]),
+            (["mobiusctl", "plugin", "restart", ""], []),
+            (["mobiusctl", "reload", ""], []),
             (["mobiusctl", "status", "--h"], ["--help", "--human"]),
             (["mobiusd", "--c"], ["--config", "--check"]),
             (["mobiusd", "--log-level", "w"], ["warning"]),
@@ -115,10 +122,12 @@ struct CompletionTests {
     /// the line editor's prompt, types `$2` and Tab, and prints each match the completion functions add (`compadd`
     /// wrapped to report them), ending when the Tab widget has finished, so nothing waits on a delay. The markers
     /// are spelled apart where they are typed (`@""@`) so the terminal's echo of the setup never looks like output.
+    /// compinit writes its dump file next to `-d`'s path and moves it there even with `-D`, so `$3` is a path in the
+    /// test's scratch directory (`-d /dev/null` once replaced the host's /dev/null with a file when run as root).
     static let zshDriver = #"""
         zmodload zsh/zpty
         zpty z zsh -f -i
-        zpty -w z "fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D -d /dev/null"
+        zpty -w z "fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D -d $3"
         zpty -w z 'compadd() {
             local -a found; builtin compadd -O found "$@"; local m
             for m in $found; do print -rn -- "@""@$m@""@" >/dev/tty; done
@@ -143,17 +152,22 @@ struct CompletionTests {
             ("mobiusctl log --", globalOptions.union(["--since", "--follow", "--limit"])),
             ("mobiusctl watch --", globalOptions.union(["--path"])),
             ("mobiusctl help mo", ["model", "monitor"]),
+            ("mobiusctl re", ["reload"]),
+            ("mobiusctl plugin ", ["restart"]),
             ("mobiusd --c", ["--config", "--check"]),
             ("mobiusd --log-level ", ["error", "warning", "notice", "info", "debug"]),
         ] as [(String, Set<String>)])
     func zshOffers(line: String, expected: Set<String>) throws {
         let zsh = try #require(DaemonSpawn.which("zsh"))
+        let scratch = DaemonScratch()
+        let arguments = ["-f", "-c", Self.zshDriver, "zsh", Self.completions, line, scratch.file("zcompdump")]
+        let environment = ["HOME": scratch.path, "ZDOTDIR": scratch.path]
         // Under load zsh now and then drops the keys typed at its first prompt, and the Tab then completes nothing
         // (seen once in about a hundred runs). Nothing offered is retried twice; a wrong offer fails at once, and
         // a completion that offers nothing still fails all three times.
-        var run = try DaemonToolRun.run(zsh, ["-f", "-c", Self.zshDriver, "zsh", Self.completions, line])
+        var run = try DaemonToolRun.run(zsh, arguments, environment: environment)
         for _ in 0..<2 where run.stdoutLines.isEmpty {
-            run = try DaemonToolRun.run(zsh, ["-f", "-c", Self.zshDriver, "zsh", Self.completions, line])
+            run = try DaemonToolRun.run(zsh, arguments, environment: environment)
         }
         #expect(run.exit == .exited(0), "\(line): \(run.stderr)")
         #expect(Set(run.stdoutLines) == expected, "\(line)")

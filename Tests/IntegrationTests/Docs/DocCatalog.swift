@@ -12,7 +12,8 @@ import Foundation
 /// - `sh` (also `bash`, `shell`, `console`): run by bash (`set -euo pipefail`) from the package root; `sh counter`:
 ///   run while the embedded counter runs on its default socket, once with XDG_RUNTIME_DIR set and once unset. A
 ///   comment that starts with a JSON object is output the block must print (DocExpectedOutput).
-/// - `sh file=PATH`: the block is the file PATH, compared byte for byte instead of run.
+/// - `sh file=PATH` (or any other language, `python file=PATH`): the block is the file PATH, compared byte for byte
+///   instead of run.
 /// - `sh skip: REASON`: not run (it needs root, systemd as PID 1, a real system bus…); the test lists it.
 enum DocCatalog {
     /// The package root (three levels above this file's folder).
@@ -60,9 +61,9 @@ enum DocCatalog {
         fences.filter { shellLanguages.contains($0.language) && $0.skipReason != nil }
     }
 
-    /// Shell blocks that stand for a file of the repository (`file=PATH`).
+    /// Blocks that stand for a file of the repository (`file=PATH`), in any language.
     static var fileCopies: [DocFence] {
-        fences.filter { shellLanguages.contains($0.language) && $0.value("file") != nil }
+        fences.filter { $0.value("file") != nil }
     }
 
     /// Every file under `folder` (relative to it), skipping build products.

@@ -31,7 +31,7 @@ struct DocSnippetTests {
         }
     }
 
-    @Test("a shell block that stands for a file is that file", arguments: DocCatalog.fileCopies)
+    @Test("a block that stands for a file is that file", arguments: DocCatalog.fileCopies)
     func blockIsTheFile(_ fence: DocFence) throws {
         let file = try #require(fence.value("file"))
         let text = try String(contentsOfFile: "\(DocCatalog.packageDirectory)/\(file)", encoding: .utf8)

@@ -8,7 +8,8 @@ import Testing
 /// The directories the script needs that live under the real /tmp (a checkout cloned there, as CI may do, and its
 /// build) would be hidden by the new tmpfs: each is opened before the mount and bind-mounted back at its own path
 /// through that descriptor (`/proc/self/fd/N`, not canonicalized, so the kernel takes the hidden directory itself).
-/// Nothing else of the real /tmp is visible.
+/// Nothing else of the real /tmp is visible. The mounts are `--no-mtab`: mount would otherwise create /run/mount on
+/// the host to keep notes about them.
 enum PrivateTmp {
     /// The directories every documentation script needs: the package (its docs, examples and `.build`) and the
     /// directory of the built binaries (elsewhere when the build has its own scratch path).
@@ -50,10 +51,10 @@ enum PrivateTmp {
             exec {fd}<"$directory"
             fds+=("$fd")
         done
-        mount -t tmpfs -o mode=1777 tmpfs /tmp
+        mount --no-mtab -t tmpfs -o mode=1777 tmpfs /tmp
         for i in "${!kept[@]}"; do
             mkdir -p -- "${kept[$i]}"
-            mount --no-canonicalize --bind "/proc/self/fd/${fds[$i]}" "${kept[$i]}"
+            mount --no-mtab --no-canonicalize --bind "/proc/self/fd/${fds[$i]}" "${kept[$i]}"
             fd=${fds[$i]}
             exec {fd}<&-
         done

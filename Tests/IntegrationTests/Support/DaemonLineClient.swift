@@ -205,7 +205,7 @@ final class DaemonLineClient {
     }
 }
 
-/// One line from the daemon, parsed with MobiusJSON, with accessors for the reply shapes of PROTOCOL.md 1.3.
+/// One line from the daemon, parsed with MobiusJSON, with accessors for the reply shapes of docs/protocol.md 1.3.
 struct DaemonReply: CustomStringConvertible {
     let line: String
     let value: JSONValue

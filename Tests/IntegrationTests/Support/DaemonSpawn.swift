@@ -5,7 +5,7 @@ import MobiusSystem
 typealias DaemonExit = ChildProcess.Termination
 
 /// Children for tests, started through MobiusSystem's `ChildProcess`: an empty signal mask and default dispositions
-/// (DESIGN.md pitfalls), stdin, stdout and stderr from files, and no other descriptor of the test process (tests
+/// (what the daemon gives its plugins), stdin, stdout and stderr from files, and no other descriptor of the test process (tests
 /// run in parallel, and a leaked client socket would keep a peer from ever seeing EOF).
 enum DaemonSpawn {
     /// Starts `program` (looked up on PATH when it has no slash) with `arguments`.

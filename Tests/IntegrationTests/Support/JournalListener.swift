@@ -17,13 +17,15 @@ final class JournalListener {
 
     deinit { socket.close() }
 
-    /// Runs the program in a private mount namespace where /run/systemd is a fresh tmpfs, with the test's socket
-    /// directory as /run/systemd/journal when `withSocket` (else no journal socket at all), and `JOURNAL_STREAM` set
-    /// to its stderr, as systemd sets it.
+    /// Runs the program in a private mount namespace where /run is a fresh tmpfs (so the directories made in it
+    /// never reach the host's /run, which may lack /run/systemd; `--no-mtab` keeps mount's own notes out of the
+    /// host's /run/mount), with the test's socket directory as
+    /// /run/systemd/journal when `withSocket` (else no journal socket at all), and `JOURNAL_STREAM` set to its
+    /// stderr, as systemd sets it.
     static func launcher(journalDirectory: String?) -> [String] {
-        let bind = journalDirectory.map { "mount --bind '\($0)' /run/systemd/journal && " } ?? ""
+        let bind = journalDirectory.map { "mount --no-mtab --bind '\($0)' /run/systemd/journal && " } ?? ""
         let script =
-            "mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/journal && \(bind)"
+            "mount --no-mtab -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal && \(bind)"
             + "export JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) && exec \"$0\" \"$@\""
         return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script]
     }

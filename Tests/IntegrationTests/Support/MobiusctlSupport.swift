@@ -123,10 +123,11 @@ final class CtlSandbox {
         ]
     }
 
-    /// Starts mobiusd (`--socket socketPath` unless `defaultSocket`) and waits for its banner and socket.
+    /// Starts mobiusd with `arguments` (and `--socket socketPath` unless `defaultSocket`) and waits for its banner
+    /// and socket.
     @discardableResult
-    func startDaemon(defaultSocket: Bool = false) throws -> CtlChild {
-        let arguments = defaultSocket ? [] : ["--socket", socketPath]
+    func startDaemon(defaultSocket: Bool = false, arguments extra: [String] = []) throws -> CtlChild {
+        let arguments = extra + (defaultSocket ? [] : ["--socket", socketPath])
         let child = try CtlChild(
             CtlBinaries.mobiusd, arguments, environment: environment, outputPrefix: directory + "/mobiusd")
         daemon = child

@@ -2,8 +2,8 @@ import Foundation
 import MobiusJSON
 import MobiusSystem
 
-/// A dbus-daemon of the test's own at a fixed `unix:path=` address in a scratch directory (DESIGN.md: a private bus
-/// per test), which the test can kill and start again at the same address, and D-Bus peers run against it
+/// A dbus-daemon of the test's own at a fixed `unix:path=` address in a scratch directory (a private bus
+/// per test, never the host's), which the test can kill and start again at the same address, and D-Bus peers run against it
 /// (Tests/Fixtures/DBusPeer/dbus-peer.py, python3-dbus).
 final class PrivateBus {
     let scratch = DaemonScratch()

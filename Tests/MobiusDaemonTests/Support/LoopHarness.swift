@@ -53,6 +53,8 @@ enum Handout: Equatable {
     enum Delivery: Equatable {
         case reply(ConnectionID, Answer)
         case trace(ConnectionID, JSONValue)
+        /// A control command to carry out (the harness has no handler).
+        case control(ConnectionID)
     }
 }
 
@@ -133,6 +135,7 @@ final class RecordingSink: LoopOutputSink {
                     case .reply(let connection, .none): .reply(connection, .none)
                     case .reply(let connection, .line(let line)): .reply(connection, .line(parse(line)))
                     case .trace(let connection, let line): .trace(connection, parse(line))
+                    case .control(let ticket, _): .control(ticket.connection)
                     }
                 }))
     }

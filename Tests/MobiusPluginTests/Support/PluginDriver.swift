@@ -2,7 +2,7 @@ import Foundation
 import MobiusJSON
 import MobiusSystem
 
-/// Drives a plugin process over real pipes as mobiusd does: the environment of PROTOCOL.md 2.1, JSON-RPC lines on
+/// Drives a plugin process over real pipes as mobiusd does: the environment of docs/protocol.md 2.1, JSON-RPC lines on
 /// stdin, stdout and stderr read by threads of their own (so a hung plugin fails the test instead of hanging it).
 final class PluginDriver: @unchecked Sendable {
     // @unchecked: `messages`, `ended`, `stderrBytes` and `stderrEnded` are touched only inside `condition.withLock`; the other vars only by the
