@@ -60,6 +60,11 @@ let package = Package(
         .executableTarget(
             name: "power-policy", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
             path: "Examples/PowerPolicy/Sources/power-policy"),
+        // The door lock of docs/apps.md as a typed Swift app (Examples/DoorLock/README.md); update.py beside it is the
+        // same app as a plugin.
+        .executableTarget(
+            name: "door-lock", dependencies: ["MobiusCore", "MobiusDaemon"], path: "Examples/DoorLock/Sources/door-lock"
+        ),
         // The plugin benchmark through the daemon (make bench): an app that relays events to effects, and a plugin on
         // MobiusPlugin that answers them.
         .executableTarget(
@@ -89,7 +94,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
-                "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy", "todo-daemon",
+                "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy", "todo-daemon", "door-lock",
             ]),
         // Plugins: the Swift SDK, the plugins written with it, and the SDK's tests with their fixture plugin.
         .target(name: "MobiusPlugin", dependencies: ["MobiusJSON", "MobiusSystem"]),

@@ -30,7 +30,7 @@ struct TypedAppIdentityTests {
         #expect(run.stdout.hasPrefix("Usage: todo-daemon [--config FILE] [options]\n"), "\(run.stdout)")
         #expect(run.stdout.contains("Keeps a to-do list."), "the app's summary: \(run.stdout)")
         #expect(
-            run.stdout.contains(#"echo '{"add":{"title":"buy milk"}}' | socat - UNIX-CONNECT:SOCKET"#),
+            run.stdout.contains(#"echo '{"type":"add","title":"buy milk"}' | socat - UNIX-CONNECT:SOCKET"#),
             "the app's example event: \(run.stdout)")
         #expect(run.stdout.contains("mobiusctl --socket SOCKET watch"), "\(run.stdout)")
         #expect(run.stdout.contains("/todo.sock unless --socket"), "the app's default socket: \(run.stdout)")
@@ -96,7 +96,9 @@ struct TypedAppIdentityTests {
         #expect(
             banner.hasPrefix("todo-daemon 1.0.0 (mobiusd kit \(kit)): app \"todo\" listening on \(socket)\n"),
             "\(banner)")
-        #expect(banner.contains(#"echo '{"add":{"title":"buy milk"}}' | socat - UNIX-CONNECT:\#(socket)"#), "\(banner)")
+        #expect(
+            banner.contains(#"echo '{"type":"add","title":"buy milk"}' | socat - UNIX-CONNECT:\#(socket)"#), "\(banner)"
+        )
         Self.expectNoCounter(banner, "the banner")
         #expect(try daemon.terminate() == .exited(0))
     }

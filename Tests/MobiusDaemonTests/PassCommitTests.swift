@@ -235,7 +235,7 @@ struct PassCommitTests {
             .event(.add(5), json: nil, source: .effect, ticket: nil),
         ])
         #expect(hook.passes.first?.recorded.map(\.seq) == [1, 2])
-        #expect(hook.passes.first?.recorded.map(\.event) == [["add": ["_0": 2]], ["add": ["_0": 5]]])
+        #expect(hook.passes.first?.recorded.map(\.event) == [["type": "add", "_0": 2], ["type": "add", "_0": 5]])
         #expect(harness.loop.state.model == Tally(count: 7))
     }
 }

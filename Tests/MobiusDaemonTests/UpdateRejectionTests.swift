@@ -115,7 +115,7 @@ struct UpdateRejectionTests {
         ])
         #expect(hook.passes.count == 1)
         #expect(hook.passes.first?.recorded.map(\.seq) == [1, 2])
-        #expect(hook.passes.first?.recorded.map(\.event) == [["grow": [:]], ["grow": [:]]])
+        #expect(hook.passes.first?.recorded.map(\.event) == [["type": "grow"], ["type": "grow"]])
         #expect(harness.timeline.answers.last?.errorCode == "InvalidEvent")
     }
 

@@ -207,12 +207,12 @@ start thermostat "the app" "$app/.build/debug/thermostat"
 app_pid=$spawned_pid
 expect_like "the app's banner" "$banner" "thermostat 1.0.0 (mobiusd kit *): app \"thermostat\" listening on $T"
 read -r -t 5 -u 3 paste || fail "no socat line in the app's banner"
-expect_like "the app's socat line" "$paste" "*echo '{\"reading\":{\"celsius\":18.5}}' | socat - UNIX-CONNECT:$T"
-expect "apps.md: a reading" "$(send "$T" '{"reading":{"celsius":18.5}}')" '{"ok":true,"seq":1}'
+expect_like "the app's socat line" "$paste" "*echo '{\"type\":\"reading\",\"celsius\":18.5}' | socat - UNIX-CONNECT:$T"
+expect "apps.md: a reading" "$(send "$T" '{"type":"reading","celsius":18.5}')" '{"ok":true,"seq":1}'
 expect "apps.md: the model" "$(send "$T" model)" \
     '{"ok":true,"seq":1,"model":{"target":20,"celsius":18.5,"heating":true}}'
-expect "apps.md: a wrong shape" "$(send "$T" '{"setTarget":21}')" \
-    '{"ok":false,"error":{"code":"InvalidEvent","message":"the app rejected the event: setTarget: expected a JSON object, found a number"},"line":1}'
+expect "apps.md: a wrong shape" "$(send "$T" '{"type":"setTarget","celsius":"warm"}')" \
+    '{"ok":false,"error":{"code":"InvalidEvent","message":"the app rejected the event: setTarget.celsius: expected a number, found a string"},"line":1}'
 stop TERM "$app_pid" thermostat
 exec 3<&-
 grep -q 'heating on' "$scratch/thermostat.log" || fail "the app's effect handler logged no \"heating on\""
@@ -221,7 +221,7 @@ start thermostat-restart "the app (restarted)" "$app/.build/debug/thermostat"
 app_pid=$spawned_pid
 expect "apps.md: the restart resumes" "$(send "$T" model)" \
     '{"ok":true,"seq":1,"model":{"target":20,"celsius":18.5,"heating":true}}'
-expect "apps.md: setTarget" "$(send "$T" '{"setTarget":{"_0":17}}')" '{"ok":true,"seq":2}'
+expect "apps.md: setTarget" "$(send "$T" '{"type":"setTarget","celsius":17}')" '{"ok":true,"seq":2}'
 expect "apps.md: the heating follows" "$(send "$T" 'model {"path":"/heating"}')" '{"ok":true,"seq":2,"model":false}'
 stop TERM "$app_pid" thermostat
 exec 3<&-
@@ -229,7 +229,7 @@ exec 3<&-
 version=$("$app/.build/debug/thermostat" --version) || fail "thermostat --version failed"
 expect_like "apps.md: --version" "$version" 'thermostat 1.0.0 (mobiusd kit *)'
 help=$("$app/.build/debug/thermostat" --help) || fail "thermostat --help failed"
-expect_like "apps.md: --help" "$help" $'Usage: thermostat *Switches the heating on below the target temperature.*{"reading":{"celsius":18.5}}*'
+expect_like "apps.md: --help" "$help" $'Usage: thermostat *Switches the heating on below the target temperature.*{"type":"reading","celsius":18.5}*'
 
 config=$work/root/etc/mobiusd/thermostat.json
 check=$("$app/.build/debug/thermostat" --check --config "$config" 2>&1) || fail "--check of the page's config: $check"

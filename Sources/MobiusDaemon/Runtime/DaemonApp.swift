@@ -116,29 +116,37 @@ extension DaemonApp where Model == JSONValue, Event == JSONValue, Effect == JSON
 }
 
 extension DaemonApp where Model: Codable, Event: Codable, Effect: Codable {
-    /// A typed Swift app over `Codable` types. Events arrive as JSON and are decoded with Swift's synthesized
-    /// `Codable` shapes (an enum case `increment` is `{"increment":{}}`); a line that does not decode gets
-    /// `InvalidEvent`. Effects the `effects` router has no route for go to built-ins and plugins by routing key.
+    /// A typed Swift app over `Codable` types. Events arrive as JSON and are decoded with the types' `Codable`
+    /// conformances; an enum whose `Codable` Swift synthesized takes and gives the `type`-tagged shape by default
+    /// (`case unlock(code: String)` is `{"type":"unlock","code":"1234"}`, the shape of JSON apps, plugins and D-Bus
+    /// sources), or Swift's own `{"unlock":{"code":"1234"}}` with `enumShape: .swiftKeyed`. A line that does not
+    /// decode gets `InvalidEvent`. Effects the `effects` router has no route for go to built-ins and plugins by
+    /// routing key.
     ///
     /// `update` may throw to reject an event: its sender gets `InvalidEvent` with the error's message (an
     /// `EventRejection`'s `message`, else the error's description), the model is unchanged and the event gets no
     /// seq. A model whose JSON form would nest deeper than 512 levels also rejects the event that made it so (each
     /// changed model is encoded to check, so a typed app pays one encoding per event that changes the model).
+    ///
+    /// - Parameter enumShape: how enums in events, effects and the model cross the socket and the journal.
     public init(
         name: String,
         model: Model,
         update: @escaping (Model, Event) throws -> Next<Model, Effect>,
         initiate: Initiate<Model, Effect>? = nil,
-        effects: EffectRouter<Effect, Event>? = nil
+        effects: EffectRouter<Effect, Event>? = nil,
+        enumShape: JSONEnumShape = .typeTagged
     ) {
+        let encoder = JSONValueEncoder(enumShape: enumShape)
+        let decoder = JSONValueDecoder(enumShape: enumShape)
         self.init(
             name: name, initialModel: model, update: update, initiate: initiate, effects: effects,
             codec: DaemonCodec(
-                decodeEvent: { try JSONValueDecoder().decode(Event.self, from: $0) },
-                encodeEvent: { (try? JSONValueEncoder().encode($0)) ?? .null },
-                encodeModel: { try JSONValueEncoder().encode($0) },
-                decodeModel: { try JSONValueDecoder().decode(Model.self, from: $0) },
-                encodeEffect: { (try? JSONValueEncoder().encode($0)) ?? .null }),
+                decodeEvent: { try decoder.decode(Event.self, from: $0) },
+                encodeEvent: { (try? encoder.encode($0)) ?? .null },
+                encodeModel: { try encoder.encode($0) },
+                decodeModel: { try decoder.decode(Model.self, from: $0) },
+                encodeEffect: { try encoder.encode($0) }),
             modelDepth: .eachEvent)
     }
 }

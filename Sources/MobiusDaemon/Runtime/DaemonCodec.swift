@@ -8,5 +8,7 @@ struct DaemonCodec<Model, Event, Effect> {
     /// Throws when the model cannot be encoded, e.g. a typed model nested deeper than JSON's limit.
     let encodeModel: (Model) throws -> JSONValue
     let decodeModel: (JSONValue) throws -> Model
-    let encodeEffect: (Effect) -> JSONValue
+    /// Throws when the effect has no JSON, e.g. a typed effect with a non-finite number or, in the type-tagged
+    /// shape, a value labelled `type`.
+    let encodeEffect: (Effect) throws -> JSONValue
 }

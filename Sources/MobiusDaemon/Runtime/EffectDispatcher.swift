@@ -29,9 +29,17 @@ final class EffectDispatcher<Model, Event, Effect> {
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func dispatch(_ effects: [Effect], trace: ((JSONValue) -> Void)?) {
         for effect in effects {
-            trace?(app.codec.encodeEffect(effect))
+            trace?((try? app.codec.encodeEffect(effect)) ?? .null)
             if let swiftHandler, swiftHandler.accept(effect) { continue }
-            let json = app.codec.encodeEffect(effect)
+            let json: JSONValue
+            do {
+                json = try app.codec.encodeEffect(effect)
+            } catch {
+                stats.unhandledEffects.add(1, ordering: .relaxed)
+                log.limited(
+                    "effect not handled", .warning, "effect not handled (it cannot be encoded: \(Self.reason(error)))")
+                continue
+            }
             guard let key = EffectRoutingKey.of(json) else {
                 unhandled(json, because: "it has no routing key")
                 continue
@@ -49,6 +57,12 @@ final class EffectDispatcher<Model, Event, Effect> {
                 log.limited("effect failed", .warning, "effect failed: \(error)")
             }
         }
+    }
+
+    /// An encoding error as the app's author needs it: what the encoder said, not Swift's dump of the value.
+    private static func reason(_ error: any Error) -> String {
+        guard case EncodingError.invalidValue(_, let context) = error else { return "\(error)" }
+        return context.debugDescription
     }
 
     private func unhandled(_ effect: JSONValue, because reason: String) {

@@ -7,14 +7,19 @@
 public struct JSONValueDecoder: Sendable {
     /// Values handed to every `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// How enums with synthesized `Codable` are read: Swift's own shape (the default, as Foundation reads them) or
+    /// the `type`-tagged one.
+    public var enumShape = JSONEnumShape.swiftKeyed
 
     /// Creates a decoder.
-    public init() {}
+    public init(enumShape: JSONEnumShape = .swiftKeyed) {
+        self.enumShape = enumShape
+    }
 
     /// Decodes a `T` from `value`.
     ///
     /// - Throws: `DecodingError` naming the coding path of the first mismatch.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try ValueDecoder(value: value, codingPath: [], userInfo: userInfo).decodeValue(T.self)
+        try ValueDecoder(value: value, codingPath: [], userInfo: userInfo, enumShape: enumShape).decodeValue(T.self)
     }
 }

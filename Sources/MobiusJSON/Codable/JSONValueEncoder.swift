@@ -9,17 +9,23 @@ public struct JSONValueEncoder: Sendable {
     /// How deep values may nest (the parser's limit by default); deeper values throw `EncodingError.invalidValue`
     /// instead of recursing further.
     public var maxDepth = JSONParser.defaultMaxDepth
+    /// How enums with synthesized `Codable` are written: Swift's own shape (the default, as Foundation writes them)
+    /// or the `type`-tagged one.
+    public var enumShape = JSONEnumShape.swiftKeyed
 
     /// Creates an encoder.
-    public init() {}
+    public init(enumShape: JSONEnumShape = .swiftKeyed) {
+        self.enumShape = enumShape
+    }
 
     /// Encodes `value`.
     ///
     /// - Throws: `EncodingError.invalidValue` for a non-finite floating-point value, a value
-    ///   nested deeper than `maxDepth`, or a value that encodes nothing at all.
+    ///   nested deeper than `maxDepth`, a value that encodes nothing at all, or (``JSONEnumShape/typeTagged``) an
+    ///   enum case with a value labelled `type`.
     public func encode(_ value: some Encodable) throws -> JSONValue {
-        let encoder = ValueEncoder(codingPath: [], userInfo: userInfo, maxDepth: maxDepth)
-        try value.encode(to: encoder)
+        let encoder = ValueEncoder(codingPath: [], userInfo: userInfo, maxDepth: maxDepth, enumShape: enumShape)
+        try encoder.encodeValue(value)
         guard let storage = encoder.storage else {
             throw EncodingError.invalidValue(
                 value,

@@ -71,6 +71,9 @@ struct KeyedValueEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
+        if encoder.enumShape == .typeTagged, SynthesizedEnum.isPayloadKeys(NestedKey.self, in: Key.self) {
+            box.enumCase = key.stringValue
+        }
         let nested: ObjectBox
         if case .object(let existing) = box.item(for: key.stringValue) {
             nested = existing

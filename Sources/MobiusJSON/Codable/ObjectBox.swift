@@ -4,6 +4,9 @@ final class ObjectBox {
     var keys: [String] = []
     var items: [EncodedItem] = []
     private var positions: [String: Int] = [:]
+    /// The case whose associated values a synthesized enum `encode(to:)` is writing under it, for
+    /// ``JSONEnumShape/typeTagged``.
+    var enumCase: String?
 
     func set(_ key: String, _ item: EncodedItem) {
         if let position = positions[key] {

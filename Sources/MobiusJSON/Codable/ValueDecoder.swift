@@ -3,16 +3,25 @@ struct ValueDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
     let userInfo: [CodingUserInfoKey: Any]
+    let enumShape: JSONEnumShape
+    /// The type whose `init(from:)` this decoder was handed to, when it was handed to one.
+    private(set) var decoding: Any.Type?
 
-    init(value: JSONValue, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any]) {
+    init(
+        value: JSONValue, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any], enumShape: JSONEnumShape
+    ) {
         self.value = value
         self.codingPath = codingPath
         self.userInfo = userInfo
+        self.enumShape = enumShape
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {
             throw ValueDecoder.mismatch([String: JSONValue].self, found: value, path: codingPath)
+        }
+        if enumShape == .typeTagged, let decoding, SynthesizedEnum.isCaseKeys(Key.self, of: decoding) {
+            return KeyedDecodingContainer(try KeyedValueDecodingContainer<Key>(decoder: self, tagged: object))
         }
         return KeyedDecodingContainer(KeyedValueDecodingContainer<Key>(decoder: self, object: object))
     }
@@ -29,12 +38,19 @@ struct ValueDecoder: Decoder {
     }
 
     func child(_ value: JSONValue, at key: any CodingKey) -> ValueDecoder {
-        ValueDecoder(value: value, codingPath: codingPath + [key], userInfo: userInfo)
+        ValueDecoder(value: value, codingPath: codingPath + [key], userInfo: userInfo, enumShape: enumShape)
+    }
+
+    /// A decoder for `value` at this decoder's own path: a flattened case payload (``JSONEnumShape/typeTagged``).
+    func sibling(_ value: JSONValue) -> ValueDecoder {
+        ValueDecoder(value: value, codingPath: codingPath, userInfo: userInfo, enumShape: enumShape)
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == JSONValue.self { return value as! T }
-        return try T(from: self)
+        var decoder = self
+        decoder.decoding = T.self
+        return try T(from: decoder)
     }
 
     // MARK: Errors, worded like Foundation's

@@ -67,6 +67,6 @@ extension ValueEncoder: SingleValueEncodingContainer {
         try descend(value)
         depth += 1
         defer { depth -= 1 }
-        try value.encode(to: self)
+        try encodeValue(value)
     }
 }

@@ -7,12 +7,17 @@ final class ValueEncoder: Encoder {
     /// the bound (a recursive Swift type nested deeper than JSON's nesting limit throws instead).
     var depth = 0
     let maxDepth: Int
+    let enumShape: JSONEnumShape
 
-    init(codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any], depth: Int = 0, maxDepth: Int) {
+    init(
+        codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any], depth: Int = 0, maxDepth: Int,
+        enumShape: JSONEnumShape
+    ) {
         self.codingPath = codingPath
         self.userInfo = userInfo
         self.depth = depth
         self.maxDepth = maxDepth
+        self.enumShape = enumShape
     }
 
     /// Counts one more level of nesting, throwing past `maxDepth`.
@@ -27,7 +32,34 @@ final class ValueEncoder: Encoder {
 
     /// An encoder for a value nested one level below this one's.
     func child(at key: any CodingKey) -> ValueEncoder {
-        ValueEncoder(codingPath: codingPath + [key], userInfo: userInfo, depth: depth + 1, maxDepth: maxDepth)
+        ValueEncoder(
+            codingPath: codingPath + [key], userInfo: userInfo, depth: depth + 1, maxDepth: maxDepth,
+            enumShape: enumShape)
+    }
+
+    /// Runs `value`'s `encode(to:)` on this encoder; a synthesized enum's `{CASE:{…}}` then becomes
+    /// `{"type":CASE,…}` in ``JSONEnumShape/typeTagged``.
+    func encodeValue<T: Encodable>(_ value: T) throws {
+        try value.encode(to: self)
+        guard case .object(let box)? = storage, let name = box.enumCase, box.keys == [name],
+            SynthesizedEnum.isEnum(T.self), case .object(let payload) = box.items[0].resolved()
+        else { return }
+        if payload[SynthesizedEnum.tag] != nil {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: codingPath + [JSONCodingKey(stringValue: name)],
+                    debugDescription:
+                        "the case \(name) has a value labelled \"type\", which the type-tagged shape uses for the case name"
+                ))
+        }
+        var members: [(key: String, value: JSONValue)] = [(SynthesizedEnum.tag, .string(name))]
+        if payload.count == 1, case .object(let only)? = payload["_0"], only[SynthesizedEnum.tag] == nil {
+            members += only.members
+        } else {
+            members += payload.members
+        }
+        storage = .value(.object(JSONObject(uniqueMembers: members)))
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -61,7 +93,7 @@ final class ValueEncoder: Encoder {
         if let json = value as? JSONValue { return .value(json) }
         try descend(value)
         let child = child(at: key)
-        try value.encode(to: child)
+        try child.encodeValue(value)
         return child.storage ?? .object(ObjectBox())
     }
 

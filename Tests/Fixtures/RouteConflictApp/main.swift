@@ -1,6 +1,7 @@
-// A typed daemon app with a programming error in its effect routes: the effect `chime` matches two routes. The
-// hostile-input integration tests run it to check that such an app error is logged and counted, not a trap that
-// takes the whole daemon down (docs/protocol.md 1.5).
+// A typed daemon app with programming errors in its effects: the effect `chime` matches two routes, and the effect
+// `label` has a value labelled `type`, which the type-tagged shape cannot write. The hostile-input integration tests
+// run it to check that such an app error is logged and counted, not a trap that takes the whole daemon down
+// (docs/protocol.md 1.5).
 import MobiusCore
 import MobiusDaemon
 
@@ -9,15 +10,18 @@ struct BellModel: Codable, Equatable, Sendable {
     var rings = 0
 }
 
-/// `{"ring":{}}`: ring the bell (its effect has two routes); `{"tap":{}}`: count without any effect.
+/// `{"type":"ring"}`: ring the bell (its effect has two routes); `{"type":"tap"}`: count without any effect;
+/// `{"type":"mislabel"}`: emit the effect that cannot be encoded.
 enum BellEvent: Codable, Equatable, Sendable {
     case ring
     case tap
+    case mislabel
 }
 
-/// `{"chime":{"_0":"…"}}` in Swift's Codable shape.
+/// `{"type":"chime","_0":"…"}`; `label` has no JSON in the type-tagged shape.
 enum BellEffect: Codable, Equatable, Sendable {
     case chime(String)
+    case label(type: String)
 }
 
 func bellUpdate(model: BellModel, event: BellEvent) -> Next<BellModel, BellEffect> {
@@ -26,6 +30,7 @@ func bellUpdate(model: BellModel, event: BellEvent) -> Next<BellModel, BellEffec
     switch event {
     case .ring: return .next(next, effects: [.chime("ding")])
     case .tap: return .next(next)
+    case .mislabel: return .next(next, effects: [.label(type: "brass")])
     }
 }
 

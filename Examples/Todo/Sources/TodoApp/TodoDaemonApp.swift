@@ -17,10 +17,10 @@ public func todoDaemonApp(
         name: "todo", model: TodoModel(), update: todoUpdate, initiate: todoInitiate, effects: effects)
     // Its own program: `todo-daemon --help` and `--version` describe the to-do list, not mobiusd's counter.
     app.summary = """
-        Keeps a to-do list. Events: {"add":{"title":"…"}}, {"complete":{"id":N}}, {"remove":{"id":N}},
-        {"clearCompleted":{}}; the model is {"items":[{"id":N,"title":"…","done":false}],"nextID":N}.
+        Keeps a to-do list. Events: {"type":"add","title":"…"}, {"type":"complete","id":N},
+        {"type":"remove","id":N}, {"type":"clearCompleted"}; the model is {"items":[{"id":N,"title":"…","done":false}],"nextID":N}.
         """
     app.version = todoVersion
-    app.exampleEvent = ["add": ["title": "buy milk"]]
+    app.exampleEvent = ["type": "add", "title": "buy milk"]
     return app
 }

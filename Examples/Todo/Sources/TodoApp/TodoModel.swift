@@ -29,8 +29,8 @@ public struct TodoModel: Codable, Equatable, Sendable {
     }
 }
 
-/// What clients send, in Swift's Codable shape: `{"add":{"title":"milk"}}`, `{"complete":{"id":1}}`,
-/// `{"remove":{"id":1}}`, `{"clearCompleted":{}}`.
+/// What clients send: `{"type":"add","title":"milk"}`, `{"type":"complete","id":1}`, `{"type":"remove","id":1}`,
+/// `{"type":"clearCompleted"}`.
 public enum TodoEvent: Codable, Equatable, Sendable {
     case add(title: String)
     case complete(id: Int)

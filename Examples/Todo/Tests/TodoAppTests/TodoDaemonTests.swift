@@ -49,7 +49,7 @@ struct TodoDaemonTests {
 
         let replies = try socat(
             [
-                #"{"add":{"title":"buy milk"}}"#, #"{"complete":{"id":1}}"#, #"{"add":{}}"#,
+                #"{"type":"add","title":"buy milk"}"#, #"{"type":"complete","id":1}"#, #"{"type":"add"}"#,
                 #"model {"path":"/items/0"}"#,
             ], socket: socket)
         let parsed = try replies.map { try JSONValue(parsing: $0) }
