@@ -238,7 +238,8 @@ expect_like "apps.md: --check" "$check" 'thermostat: configuration OK (app "ther
 if command -v systemd-analyze >/dev/null; then
     units=$scratch/units
     mkdir -p "$units/mobiusd@thermostat.service.d"
-    sed "s#/usr/local/bin/mobiusd#$bin/mobiusd#" "$root/systemd/mobiusd@.service" >"$units/mobiusd@.service"
+    sed -e "s#/usr/local/bin/mobiusd#$bin/mobiusd#" -e "s#/usr/local/bin/mobiusctl#$bin/mobiusctl#" \
+        "$root/systemd/mobiusd@.service" >"$units/mobiusd@.service"
     cp "$root/systemd/mobiusd@.socket" "$units/"
     dropin=$work/root/etc/systemd/system/mobiusd@thermostat.service.d/app.conf
     grep -q '^ExecStart=/usr/local/bin/thermostat ' "$dropin" || fail "the drop-in does not start /usr/local/bin/thermostat"
