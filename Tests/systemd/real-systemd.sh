@@ -59,15 +59,17 @@ if [ "${1:-}" != --inner ]; then
         mkdir "$own" && echo $$ >"$own/cgroup.procs" && cgroups+=("$parent")
     done
 
-    unshare -m --propagation private "$0" --inner "$scratch" "$BIN"
-    status=$?
+    cleanup() {
+        for parent in "${cgroups[@]}"; do
+            echo $$ >"$parent/cgroup.procs"
+            find "$parent/$(basename "$scratch")" -depth -type d -exec rmdir {} + 2>/dev/null
+        done
+        if [ "${KEEP:-}" = 1 ]; then echo "kept: $scratch"; else rm -rf "$scratch"; fi
+    }
+    trap cleanup EXIT
 
-    for parent in "${cgroups[@]}"; do
-        echo $$ >"$parent/cgroup.procs"
-        find "$parent/$(basename "$scratch")" -depth -type d -exec rmdir {} + 2>/dev/null
-    done
-    if [ "${KEEP:-}" = 1 ]; then echo "kept: $scratch"; else rm -rf "$scratch"; fi
-    exit $status
+    unshare -m --propagation private "$0" --inner "$scratch" "$BIN"
+    exit
 fi
 
 # In the private mount namespace from here on.
@@ -77,9 +79,11 @@ root="$scratch/root"
 nspawn_pid=""
 init_pid=""
 
-# Runs a command in the container: its mount, UTS, IPC, network and PID namespaces, a clean environment.
+# Runs a command in the container: its mount, UTS, IPC, network and PID namespaces, a clean environment. Killed
+# after 30 s: a container shutting down (Ctrl-C halts it) stops every process in it, and would stop this one.
 in_container() {
-    nsenter -t "$init_pid" -m -u -i -n -p -- env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin "$@"
+    timeout -k 5 30 nsenter -t "$init_pid" -m -u -i -n -p -- \
+        env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin "$@"
 }
 
 teardown() {
@@ -97,6 +101,7 @@ teardown() {
     umount /run 2>/dev/null
 }
 trap teardown EXIT
+trap 'fail "interrupted"' INT TERM
 
 # nspawn keeps its own state in /run/systemd/nspawn: a tmpfs here keeps it off the host's /run.
 mount -t tmpfs -o mode=0755 tmpfs /run || fail "cannot mount a tmpfs on /run in the private namespace"
