@@ -108,7 +108,7 @@ trap 'fail "interrupted"' INT TERM
 
 # nspawn keeps its own state in /run/systemd/nspawn: a tmpfs here keeps it off the host's /run.
 mount -t tmpfs -o mode=0755 tmpfs /run || fail "cannot mount a tmpfs on /run in the private namespace"
-# The upper layer on a filesystem of its own: overlayfs refuses an upper directory inside its lower one (/).
+# The upper layer on a tmpfs: what the container writes stays in memory and is gone with the unmount.
 mkdir -p "$scratch/layers" "$root"
 mount -t tmpfs tmpfs "$scratch/layers" || fail "cannot mount the tmpfs for the overlay's upper layer"
 mkdir -p "$scratch/layers/upper" "$scratch/layers/work"
