@@ -44,7 +44,8 @@ extension ControlServer: LoopOutputSink {
                 ticket, JSONLine.error(.unavailable, "control commands are not available here", line: ticket.line))
             return
         }
-        controlHandler.perform(command, line: ticket.line) { [weak self] line in self?.controlAnswered(ticket, line) }
+        // The server lives as long as the runtime that answers; a weak capture would give it a side table.
+        controlHandler.perform(command, line: ticket.line) { [unowned self] line in controlAnswered(ticket, line) }
     }
 
     private func controlAnswered(_ ticket: ReplyTicket, _ line: [UInt8]) {

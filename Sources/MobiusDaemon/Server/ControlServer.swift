@@ -35,8 +35,10 @@ final class ControlServer: ClientConnectionOwner {
     @exclusivity(unchecked) var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     @exclusivity(unchecked) var shuttingDown = false
     var stallTimer: ReactorTimers.ID?
-    /// Carries out `reload` and `plugin` (the runtime); without one they are `Unavailable`.
-    weak var controlHandler: (any ControlCommandHandler)?
+    /// Carries out `reload` and `plugin` (the runtime, which owns the server); without one they are `Unavailable`.
+    /// Unowned, not weak: a weak reference gives the runtime a side table, which sends every retain and release of
+    /// it down the slow path (`3 one at a time` in Benchmarks/DaemonBench).
+    unowned var controlHandler: (any ControlCommandHandler)?
     /// `log` streams and where they read from.
     let logStreams = LogStreams()
     /// Set while accept is paused for lack of descriptors.
