@@ -13,7 +13,6 @@ package final class Epoll: @unchecked Sendable {
         package static let writable = Events(rawValue: MOBIUSD_EPOLLOUT)
         package static let hangUp = Events(rawValue: MOBIUSD_EPOLLHUP)
         package static let error = Events(rawValue: MOBIUSD_EPOLLERR)
-        package static let readHangUp = Events(rawValue: MOBIUSD_EPOLLRDHUP)
     }
 
     package let fd: FileDescriptor

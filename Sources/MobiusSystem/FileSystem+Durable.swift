@@ -22,15 +22,6 @@ extension FileSystem {
         return FileDescriptor(rawValue: raw)
     }
 
-    /// Creates one directory with `mode`; returns `false` when something already exists at `path`. The
-    /// corresponding C function is `mkdir`.
-    @discardableResult
-    package static func makeDirectory(_ path: String, mode: UInt32) throws(SystemError) -> Bool {
-        if mkdir(path, mode_t(mode)) == 0 { return true }
-        if Glibc.errno == EEXIST { return false }
-        throw SystemError.current("mkdir", path)
-    }
-
     /// The size of the file at `path` in bytes, or `nil` when nothing is there. The corresponding C function is
     /// `stat`.
     package static func fileSize(_ path: String) throws(SystemError) -> Int64? {

@@ -32,7 +32,6 @@ package struct SystemError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     package static let wouldBlock = [EAGAIN, EWOULDBLOCK]
-    package static var interrupted: Int32 { EINTR }
 }
 
 /// Runs a system call, retrying while it fails with EINTR. Returns the call's result (-1 on other errors).

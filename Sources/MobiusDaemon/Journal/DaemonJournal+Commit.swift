@@ -39,9 +39,7 @@ extension DaemonJournal: PassCommitHook {
             return
         }
         guard let seqs = pass.seqs, let reactor, let writer else {
-            // Not reached: commitAtOnce answers every pass without events or without a journal thread to wait for.
-            done(.failed(.internal, "the journal could not take the pass; the event was not applied"))
-            return
+            preconditionFailure("commitAtOnce answers every pass without events or without a journal thread")
         }
         snapshotIfDue()
         var records = pass.takeRecords()
@@ -144,9 +142,7 @@ extension DaemonJournal: PassCommitHook {
     /// is synced, which may take long on a failing disk), then the pass gets `StorageFailure`.
     private func abandonThenFail(_ error: SystemError, writer: JournalWriter, done: @escaping (CommitOutcome) -> Void) {
         guard let reactor else {
-            // Not reached: a pass is journaled only once the journal is attached to the reactor.
-            done(failed(error))
-            return
+            preconditionFailure("a pass is journaled only once the journal is attached to the reactor")
         }
         let waker = reactor.waker
         let journal = ReactorBound(value: self)
