@@ -60,8 +60,14 @@ struct UpdatePluginRecoveryTests {
         try daemon.waitForExit()
 
         scratch.write("broken", "")
-        daemon = try DaemonProcess(
-            scratch: scratch, arguments: arguments, socketPath: scratch.file("x.sock"), name: "broken")
+        let listener = try NotifyListener(scratch: scratch)
+        daemon = try SystemdNotifyTests.start(
+            listener, scratch: scratch, arguments: ["--config", configPath, "--state-dir", scratch.file("state")])
+        let starting = try listener.next(timeout: .seconds(10), "STATUS= naming the stall") {
+            $0["STATUS"]?.hasPrefix("starting: recovery waits: update plugin app is") == true
+        }
+        #expect(starting["STATUS"]?.contains("SyntaxError") == true, "\(starting.text)")
+        try DaemonTraffic.eventually("the daemon accepts") { (try? daemon.connect()) != nil }
         client = try daemon.connect()
         let model = try client.request("model", timeout: .seconds(10))
         #expect(model.errorCode == "Unavailable", "no model while the replay waits: \(model)")
@@ -75,6 +81,7 @@ struct UpdatePluginRecoveryTests {
         let log = daemon.standardError
         #expect(log.contains("cannot replay journaled events 1-5"), "\(exit): \(log)")
         #expect(!log.contains("ready"), "never ready: \(log)")
+        #expect(!listener.texts.contains { $0.contains("READY=1") }, "no READY=1: \(listener.texts)")
 
         try FileSystem.remove(broken)
         daemon = try DaemonProcess(

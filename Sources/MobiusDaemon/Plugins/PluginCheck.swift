@@ -16,8 +16,11 @@ enum PluginCheck {
         } catch {
             throw ConfigError(key: "plugins", "cannot check the plugins: \(error)")
         }
+        // --check runs no loop: plugin events go nowhere, and there is always room for them.
+        let noLoop = PluginPort(hasRoom: { true }, whenRoom: { $0() }, deliver: { _, _ in }, stateChanged: { _ in })
         let host = PluginHost(
-            specs: specs, updatePlugin: updatePlugin, backpressure: EdgeBackpressure(), reactor: reactor, log: log)
+            specs: specs, updatePlugin: updatePlugin, backpressure: EdgeBackpressure(), loop: noLoop, reactor: reactor,
+            log: log)
         reactor.atEndOfEachRound { host.flushAll() }
         var problems: [(key: String, message: String)] = []
         host.start { startup in

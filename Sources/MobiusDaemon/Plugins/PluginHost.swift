@@ -25,18 +25,14 @@ final class PluginHost: PluginRunnerOwner {
     @exclusivity(unchecked) private var retiring: [PluginRunner] = []
     private var retiringDone: (() -> Void)?
 
-    /// Hands an event from a plugin to the loop (decoding it with the app's codec).
-    var deliver: (JSONValue, PluginRunner) -> Void = { _, _ in }
-    /// Told each time a plugin's state changes (monitors trace it).
-    var stateChanged: (PluginRunner) -> Void = { _ in }
-    /// Whether the loop's queue has room.
-    var room: () -> Bool = { true }
-    /// Calls its argument once the loop has room again.
-    var whenRoom: (@escaping () -> Void) -> Void = { $0() }
+    /// The loop's side: room, events, state changes.
+    private let loop: PluginPort
 
     init(
-        specs: [PluginSpec], updatePlugin: String?, backpressure: EdgeBackpressure, reactor: Reactor, log: DaemonLog
+        specs: [PluginSpec], updatePlugin: String?, backpressure: EdgeBackpressure, loop: PluginPort,
+        reactor: Reactor, log: DaemonLog
     ) {
+        self.loop = loop
         self.log = log
         self.reactor = reactor
         self.updatePlugin = updatePlugin
@@ -182,7 +178,7 @@ final class PluginHost: PluginRunnerOwner {
     // MARK: - PluginRunnerOwner
 
     func plugin(_ runner: PluginRunner, sent event: JSONValue) {
-        deliver(event, runner)
+        loop.deliver(event, runner)
     }
 
     func plugin(_ runner: PluginRunner, failed effect: JSONValue, code: PluginFailure, message: String) {
@@ -196,7 +192,7 @@ final class PluginHost: PluginRunnerOwner {
         guard !stopping, case .object(var template)? = runner.spec.config.onError else { return }
         template["effect"] = effect
         template["error"] = .object(["code": .string(code.rawValue), "message": .string(message)])
-        deliver(.object(template), runner)
+        loop.deliver(.object(template), runner)
     }
 
     func plugin(_ runner: PluginRunner, announces keys: [String]) -> String? {
@@ -213,12 +209,12 @@ final class PluginHost: PluginRunnerOwner {
     }
 
     func pluginStateChanged(_ runner: PluginRunner) {
-        stateChanged(runner)
+        loop.stateChanged(runner)
         checkSettled()
     }
 
     func mayDeliverEvents(from runner: PluginRunner) -> Bool {
-        runner.name == updatePlugin || room()
+        runner.name == updatePlugin || loop.hasRoom()
     }
 
     func plugin(_ runner: PluginRunner, pushesBack: Bool) {
@@ -235,6 +231,6 @@ final class PluginHost: PluginRunnerOwner {
     }
 
     func notifyWhenRoom(_ resume: @escaping () -> Void) {
-        whenRoom(resume)
+        loop.whenRoom(resume)
     }
 }

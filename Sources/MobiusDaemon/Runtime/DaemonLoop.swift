@@ -200,6 +200,38 @@ final class DaemonLoop<Model, Event, Effect> {
             notifyWhenRoom: { [unowned self] in notifyWhenEdgeRoom($0) }, eventsAsText: eventsAsText)
     }
 
+    /// The plugin host's way in: plugin events use the loop's plain room (they are not an edge), are decoded with
+    /// the app's codec (a rejection is counted and logged), and state changes are traced to monitors.
+    var pluginPort: PluginPort {
+        PluginPort(
+            hasRoom: { [unowned self] in room > 0 }, whenRoom: { [unowned self] in notifyWhenRoom($0) },
+            deliver: { [unowned self] json, runner in deliverPluginEvent(json, from: runner) },
+            stateChanged: { [unowned self] runner in tracePluginState(runner) })
+    }
+
+    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
+    private func deliverPluginEvent(_ json: JSONValue, from runner: PluginRunner) {
+        do {
+            enqueue(.event(try decodeEvent(json), json: json, source: .plugin, ticket: nil))
+        } catch {
+            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            log.limited(
+                "event rejected", .warning,
+                "event from plugin \(runner.name) rejected: \(EventRejection.message(for: error))")
+        }
+    }
+
+    private func tracePluginState(_ runner: PluginRunner) {
+        guard !monitors.isEmpty else { return }
+        var members: [(String, JSONValue)] = [
+            ("trace", "plugin"), ("plugin", .string(runner.name)), ("state", .string(runner.state.rawValue)),
+        ]
+        if let problem = runner.lastProblem, runner.state != .running {
+            members.append(("reason", .string(problem)))
+        }
+        sink?.trace(JSONLine.object(members), to: monitors)
+    }
+
     /// Calls `resume` once, after the next pass has made room (for plugins and effect handlers).
     func notifyWhenRoom(_ resume: @escaping () -> Void) {
         roomWaiters.append(resume)

@@ -61,7 +61,8 @@ final class DaemonRuntime<Model, Event, Effect> {
             parser: parser)
         self.signalHandler = SignalHandler(signals: signals)
         self.plugins = PluginHost(
-            specs: specs, updatePlugin: app.updatePlugin, backpressure: backpressure, reactor: reactor, log: log)
+            specs: specs, updatePlugin: app.updatePlugin, backpressure: backpressure, loop: loop.pluginPort,
+            reactor: reactor, log: log)
         let waker = reactor.waker
         let loopRef = ReactorBound(value: loop)
         effectInbox = EventInbox(kind: .effect, capacity: 4096, policy: .block) {
@@ -129,35 +130,6 @@ final class DaemonRuntime<Model, Event, Effect> {
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func wirePlugins(app: DaemonApp<Model, Event, Effect>) {
         let loop = self.loop
-        let stats = self.stats
-        let log = self.log
-        plugins.room = { loop.room > 0 }
-        plugins.whenRoom = { loop.notifyWhenRoom($0) }
-        plugins.deliver = { json, runner in
-            do {
-                let event = try loop.decodeEvent(json)
-                loop.enqueue(.event(event, json: json, source: .plugin, ticket: nil))
-            } catch {
-                stats.sourceEventsRejected.add(1, ordering: .relaxed)
-                log.limited(
-                    "event rejected", .warning,
-                    "event from plugin \(runner.name) rejected: \(EventRejection.message(for: error))")
-            }
-        }
-        plugins.stateChanged = { [unowned self] runner in
-            if !loop.started, let trouble = loop.externalUpdate?.trouble() {
-                systemd.startingStatus("recovery waits: \(trouble)")
-            }
-            let monitors = loop.monitorList
-            guard !monitors.isEmpty else { return }
-            var members: [(String, JSONValue)] = [
-                ("trace", "plugin"), ("plugin", .string(runner.name)), ("state", .string(runner.state.rawValue)),
-            ]
-            if let problem = runner.lastProblem, runner.state != .running {
-                members.append(("reason", .string(problem)))
-            }
-            server.trace(JSONLine.object(members), to: monitors)
-        }
         reloads.register("plugins") { [unowned self] change in
             // A config file's plugins only: the embedded app's bundled plugins have no file to reload.
             guard change.new.file != nil else { return nil }
@@ -234,6 +206,9 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     private func endOfRound() {
         loop.runPasses()
+        if !loop.started, let trouble = loop.externalUpdate?.trouble() {
+            systemd.startingStatus("recovery waits: \(trouble)")
+        }
         server.continueHandOvers()
         server.endOfRound()
         systemd.endOfRound()

@@ -25,6 +25,8 @@ final class SystemdService {
     private var shownAt: UInt64 = 0
     private var statusTimerArmed = false
     private var stopping = false
+    /// What the last `startingStatus` said.
+    private var startingText: String?
     /// The last reload was refused: every later `STATUS=` says so, until the next reload.
     private var refusedReload: String?
 
@@ -47,9 +49,11 @@ final class SystemdService {
         readiness.whenReady { waker.post { service.value.becomeReady() } }
     }
 
-    /// Before `READY=1`: `STATUS=` says what start-up waits for (a replay stalled by a failing update plugin).
+    /// Before `READY=1`: `STATUS=` says what start-up waits for (a replay stalled by a failing update plugin);
+    /// asked each round, sent when the text changes.
     func startingStatus(_ text: String) {
-        guard !ready, !stopping else { return }
+        guard !ready, !stopping, text != startingText else { return }
+        startingText = text
         notifier.status("starting: \(text)")
     }
 
