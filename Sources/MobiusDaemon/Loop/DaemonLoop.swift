@@ -56,7 +56,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Producers on the reactor thread waiting for room, told in the order they asked: plugins (`roomWaiters`),
     /// and the edges (`edgeWaiters`), which also wait while `backpressure` holds them.
     @exclusivity(unchecked) private var roomWaiters: [() -> Void] = []
-    @exclusivity(unchecked) private var edgeWaiters: [() -> Void] = []
+    private var edgeWaiters: [() -> Void] = []
     /// Edge inputs that arrived while `backpressure` held the edges (timer events), queued once it lets go.
     private var heldEdgeInputs: [PassInput<Event>] = []
     /// An edge inbox (D-Bus) was left undrained because `backpressure` held the edges.
@@ -209,7 +209,6 @@ final class DaemonLoop<Model, Event, Effect> {
             stateChanged: { [unowned self] runner in tracePluginState(runner) })
     }
 
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func deliverPluginEvent(_ json: JSONValue, from runner: PluginRunner) {
         do {
             enqueue(.event(try decodeEvent(json), json: json, source: .plugin, ticket: nil))

@@ -329,7 +329,8 @@ final class PluginRunner {
             gone: { [weak self] in self?.groupEnded() })
     }
 
-    /// Looks at `process`'s group every 20 ms until it is gone, sending SIGKILL once 2 s have passed `since`.
+    /// Looks at `process`'s group every `groupPollNanoseconds` until it is gone, sending SIGKILL once
+    /// `escalationNanoseconds` have passed `since`.
     private static func watchGroup(
         _ process: PipedProcess, name: String, since start: UInt64, reactor: Reactor, log: DaemonLog,
         killed: Bool = false, gone: @escaping () -> Void
