@@ -93,7 +93,7 @@ struct MobiusctlControlTests {
         #expect(run.exit == .exited(3), "\(run)")
         #expect(run.stderr == "mobiusctl: \(sandbox.socketPath): no answer within 2 s; the reload may still finish\n")
         #expect(waited >= .seconds(1.9) && waited < .seconds(20), "\(waited)")
-        for bad in ["0", "x", "86401"] {
+        for bad in ["0", "x", "86401", "-1", "0.5", "1e300", ""] {
             let refused = try sandbox.ctl(["--socket", sandbox.socketPath, "reload", "--timeout", bad])
             #expect(refused.exit == .exited(2), "--timeout \(bad): \(refused)")
         }

@@ -76,6 +76,26 @@ struct DaemonConfigTests {
             (#"{"state":{"fsync":"sometimes"}}"#, "state.fsync: must be \"always\", \"batch\" or \"never\""),
             (#"{"access":{"read":[1]}}"#, "access.read[0]: must be a string"),
             (
+                #"{"plugins":{"p":{"exec":["x"],"crashesPerEvent":1e300}}}"#,
+                "plugins.p.crashesPerEvent: must be an integer from 1 to 100"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"crashesPerEvent":-1}}}"#,
+                "plugins.p.crashesPerEvent: must be an integer from 1 to 100"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"crashesPerEvent":0.5}}}"#,
+                "plugins.p.crashesPerEvent: must be an integer from 1 to 100"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"crashesPerEvent":0}}}"#,
+                "plugins.p.crashesPerEvent: must be an integer from 1 to 100"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"crashesPerEvent":""}}}"#,
+                "plugins.p.crashesPerEvent: must be an integer from 1 to 100"
+            ),
+            (
                 #"{"plugins":{"p":{"exec":[]}}}"#,
                 "plugins.p.exec: must be a non-empty array of strings (program, args…)"
             ),
