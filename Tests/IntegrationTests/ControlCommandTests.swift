@@ -78,4 +78,24 @@ struct ControlCommandTests {
         #expect(daemon.standardError.contains("ignored SIGTERM for 2 s on its restart; sending SIGKILL"))
         try daemon.terminate(timeout: .seconds(15))
     }
+
+    /// A writer that pipelines hundreds of `reload`s without reading, and a `plugin` argument nested far past the
+    /// parser's depth: the reloads are carried out one at a time and answered in order, other connections are
+    /// answered meanwhile, and the deep argument is an `InvalidArgument`, not a crash.
+    @Test func reloadFloodsAndDeepArgumentsHaveAnOutcome() throws {
+        let daemon = try DaemonProcess.start(config: #"{"app":"reloads","update":{"builtin":"counter"}}"#)
+        let flooder = try daemon.connect()
+        try flooder.send(lines: Array(repeating: "reload", count: 300))
+        let other = try daemon.connect()
+        #expect(try other.request("ping", timeout: .seconds(10)).ok == true, "another client is answered")
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let nested = try other.request("plugin {\"restart\":\(deep)}", timeout: .seconds(10))
+        #expect(nested.errorCode == "InvalidArgument", "\(nested)")
+        for index in 0..<300 {
+            let reply = try flooder.readReply(timeout: .seconds(30))
+            #expect(reply.ok == true && reply["reloaded"] != nil, "reload \(index): \(reply)")
+        }
+        #expect(daemon.isRunning)
+        try daemon.terminate()
+    }
 }
