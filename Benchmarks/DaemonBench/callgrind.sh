@@ -1,0 +1,36 @@
+#!/bin/sh
+# Counts the instructions a release mobiusd spends on a fixed socket workload, under callgrind: one client sends
+# N counter events one at a time (each waits for its ack), then N pipelined, then `ping`. Instruction counts do not
+# move with the machine's load, so two builds can be compared on a busy machine where timed rows cannot.
+#
+#   Benchmarks/DaemonBench/callgrind.sh PATH/TO/mobiusd [N]     (default N: 20000)
+#
+# Prints the total instruction count of the daemon's whole run. Build with
+# `swift build -c release --static-swift-stdlib --product mobiusd`.
+set -eu
+daemon=$1
+count=${2:-20000}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat > "$dir/client.py" <<'PY'
+import socket, sys, time
+path, n = sys.argv[1], int(sys.argv[2])
+for _ in range(600):
+    try:
+        s = socket.socket(socket.AF_UNIX); s.connect(path); break
+    except OSError:
+        time.sleep(0.05)
+f = s.makefile("rb")
+for i in range(n):
+    s.sendall(b'{"type":"increment"}\n'); f.readline()
+s.sendall(b'{"type":"increment"}\n' * n + b'ping\n')
+for i in range(n + 1):
+    f.readline()
+PY
+valgrind --tool=callgrind --callgrind-out-file="$dir/out" "$daemon" --ephemeral --socket "$dir/s" \
+    > "$dir/daemon.log" 2>&1 &
+pid=$!
+python3 "$dir/client.py" "$dir/s" "$count"
+kill -TERM "$pid"
+wait "$pid" || true
+grep '^summary:' "$dir/out" | awk '{print $2}'
