@@ -44,7 +44,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem"], path: "Benchmarks/DaemonBench",
-            exclude: ["README.md"]),
+            exclude: ["README.md", "callgrind.sh"]),
         .executableTarget(
             name: "mobiusd-systemd-bench", dependencies: ["MobiusSystem"], path: "Benchmarks/SystemdBench",
             exclude: ["README.md"]),

@@ -5,17 +5,13 @@ import MobiusSystem
 extension DaemonLoop {
     /// Computes a pass over `inputs` from the committed state, in order, without touching anything outside the
     /// returned value.
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func compute(
         _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil
     ) -> PassWork<Model, Effect> {
         var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
         work.prepared = prepared
-        work.outputs = takeSpareOutputs()
-        if commitHook != nil {
-            work.journal = PassCommit(expectedEvents: inputs.count, buffer: takeSpareRecords())
-        }
+        if commitHook != nil { work.journal = PassCommit(expectedEvents: inputs.count) }
         inputs.withUnsafeBufferPointer { buffer in
             for index in buffer.indices { step(buffer, at: index, mode: mode, work: &work) }
         }
@@ -24,7 +20,6 @@ extension DaemonLoop {
 
     /// One input of `compute`, read in place from the pass's buffer (a `switch` over `inputs[index]` copied every
     /// event's payload first).
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     @inline(__always)
     private func step(
         _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, mode: PassWork<Model, Effect>.Mode,
@@ -69,7 +64,6 @@ extension DaemonLoop {
         }
     }
 
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func apply(
         _ event: Event, json: JSONValue?, text: ArraySlice<UInt8>?, source: EventSourceKind, ticket: ReplyTicket?,
         work: inout PassWork<Model, Effect>

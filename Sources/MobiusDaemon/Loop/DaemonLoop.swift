@@ -13,10 +13,6 @@ import MobiusSystem
 ///
 /// Relation to MobiusCore: the update, initiate, `Next`, `First` and effect router are the library's; the pass
 /// machinery is the daemon's own, because batching and durability need control over when things go out.
-///
-/// The pass's hot methods carry `@_specialize` for JSON apps (built-ins, update plugins, apps of `JSONValue`): the
-/// app's types are not known when this module is compiled, and generic metadata lookups were 12% of the daemon's
-/// CPU per plugin effect (Benchmarks/PluginDaemonBench) before.
 final class DaemonLoop<Model, Event, Effect> {
     let app: DaemonApp<Model, Event, Effect>
     /// The app's update is a plugin: a client's compact event reaches the loop as its text alone
@@ -33,29 +29,26 @@ final class DaemonLoop<Model, Event, Effect> {
     let version: String
     let log: DaemonLog
     let stats: DaemonStats
-    // Owned by the reactor thread; exclusivity checks are off for the state the passes touch (see ClientConnection).
-    @exclusivity(unchecked) var state: LoopState<Model>
-    @exclusivity(unchecked) private var subscriptions = SubscriptionHub()
-    @exclusivity(unchecked) private var monitors: [ConnectionID] = []
+    /// The committed state. Everything here is owned by the reactor thread.
+    var state: LoopState<Model>
+    private var subscriptions = SubscriptionHub()
+    private var monitors: [ConnectionID] = []
+    /// Where the loop is between passes: starting, idle, or waiting for a pass's outcomes or its commit.
+    private var phase = LoopPhase<Model, Event, Effect>.starting
 
     /// Inputs waiting for the next pass, in arrival order.
-    @exclusivity(unchecked) private var queue: [PassInput<Event>] = []
+    private var queue: [PassInput<Event>] = []
     /// The queued events' texts, noted as they are queued, for `externalUpdate` (kept only when there is one).
-    @exclusivity(unchecked) private var queuedSegments = EventSegments()
-    /// Arrays of the last pass kept for their capacity: the next pass's queue and outputs reuse them.
-    @exclusivity(unchecked) private var spareQueue: [PassInput<Event>] = []
-    @exclusivity(unchecked) private var spareOutputs: [PassOutput] = []
-    /// The records buffer of the last pass committed at once, emptied, for the next pass (`PassCommit.returnBuffer`).
-    @exclusivity(unchecked) private var spareRecords: [UInt8] = []
+    private var queuedSegments = EventSegments()
     /// Inputs of the pass being computed, not yet reached (for `status` queue depths).
-    @exclusivity(unchecked) private var passRemainder: ArraySlice<PassInput<Event>> = []
+    private var passRemainder: ArraySlice<PassInput<Event>> = []
     /// How many inputs the queue takes before producers must wait.
     let capacity: Int
     /// Plugins with full queues hold the edges (control-socket clients, D-Bus sources, timers).
     let backpressure: EdgeBackpressure
     /// Producers on the reactor thread waiting for room, told in the order they asked: plugins (`roomWaiters`),
     /// and the edges (`edgeWaiters`), which also wait while `backpressure` holds them.
-    @exclusivity(unchecked) private var roomWaiters: [() -> Void] = []
+    private var roomWaiters: [() -> Void] = []
     private var edgeWaiters: [() -> Void] = []
     /// Edge inputs that arrived while `backpressure` held the edges (timer events), queued once it lets go.
     private var heldEdgeInputs: [PassInput<Event>] = []
@@ -64,8 +57,8 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Whether the loop has asked `backpressure` to say when it lets go of the edges, and whether it has.
     private var release = EdgeRelease.notAsked
     /// Inboxes of producers on other threads, and whether each may have items.
-    @exclusivity(unchecked) private var inboxes: [AttachedInbox] = []
-    @exclusivity(unchecked) private var inboxesWithItems = false
+    private var inboxes: [AttachedInbox] = []
+    private var inboxesWithItems = false
 
     /// Where committed output goes. A strong reference: the sink (the control server) holds the loop only through
     /// unowned closures, so there is no cycle, and a weak one gave the server a side table, which sent every
@@ -73,13 +66,10 @@ final class DaemonLoop<Model, Event, Effect> {
     var sink: (any LoopOutputSink)?
     /// The journal's hook between computing and committing a pass; `nil` commits at once.
     var commitHook: (any PassCommitHook)?
-    @exclusivity(unchecked) private var committing = false
     /// An update computed elsewhere (an update plugin); `nil` calls the app's update in the pass.
     var externalUpdate: ExternalUpdate<Model, Event, Effect>?
-    /// Set while an external update computes a pass's outcomes, or `initiate` has not answered yet.
-    @exclusivity(unchecked) private var preparing = false
     /// Whether `start` has finished: no pass runs before the app's initiate has.
-    @exclusivity(unchecked) private(set) var started = false
+    var started: Bool { phase.hasStarted }
     /// Journaled events waiting to be replayed through the external update when the loop starts.
     var pendingReplay: [(seq: UInt64, event: JSONValue)] = []
     /// Effects run through this once their pass is committed.
@@ -130,7 +120,6 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Appends an input. Producers check `room` first; effect handlers running inside a pass's dispatch may go
     /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func enqueue(_ input: PassInput<Event>) {
         noteForExternalUpdate(input)
         queue.append(input)
@@ -325,7 +314,6 @@ final class DaemonLoop<Model, Event, Effect> {
     /// cannot start (the replay failed for good), or `nil`.
     func start(then done: @escaping (String?) -> Void = { _ in }) {
         if let externalUpdate {
-            preparing = true
             replayThroughExternalUpdate { [self] problem in
                 guard let problem else {
                     initiate(externalUpdate) { done(nil) }
@@ -338,19 +326,18 @@ final class DaemonLoop<Model, Event, Effect> {
         if let initiate = app.initiate {
             begin(with: initiate(state.model))
         } else {
-            started = true
+            phase = .idle
         }
         done(nil)
     }
 
     private func initiate(_ externalUpdate: ExternalUpdate<Model, Event, Effect>, then done: @escaping () -> Void) {
         externalUpdate.initiate(state.model) { [self] outcome in
-            preparing = false
             switch outcome {
             case .success(let first): begin(with: first)
             case .failure(let unavailable):
                 log.error("initiate: \(unavailable.message); starting from the model as it is, without effects")
-                started = true
+                phase = .idle
             }
             done()
             requestAnotherRound()
@@ -360,7 +347,7 @@ final class DaemonLoop<Model, Event, Effect> {
     private func begin(with first: First<Model, Effect>) {
         state.model = first.model
         state.modelJSON = nil
-        started = true
+        phase = .idle
         dispatcher?.dispatch(first.effects, trace: nil)
     }
 
@@ -370,7 +357,7 @@ final class DaemonLoop<Model, Event, Effect> {
     var hasQueuedInputs: Bool { !queue.isEmpty || inboxesWithItems }
 
     /// Whether a pass is waiting for its commit or for its outcomes, or the loop has not started.
-    var isCommitting: Bool { committing || preparing || !started }
+    var isCommitting: Bool { !phase.isIdle }
 
     /// Runs passes over the queue until it is empty, a commit is pending, or the round's share is used up.
     func runPasses() {
@@ -378,7 +365,7 @@ final class DaemonLoop<Model, Event, Effect> {
         reopenEdges()
         drainInboxes()
         answerWhileRecoveryStalls()
-        while !queue.isEmpty && !committing && !preparing && started {
+        while !queue.isEmpty && phase.isIdle {
             guard passes < Self.maxPassesPerRound else {
                 requestAnotherRound()
                 return
@@ -395,12 +382,10 @@ final class DaemonLoop<Model, Event, Effect> {
     /// wait for the start as during any start-up.
     private func answerWhileRecoveryStalls() {
         guard !started, !queue.isEmpty, let cause = externalUpdate?.trouble() else { return }
-        var inputs: [PassInput<Event>] = []
-        swap(&inputs, &queue)
+        let inputs = takeQueue()
         _ = queuedSegments.take()
-        var answered = compute(inputs, mode: .recovering(cause))
-        finish(&answered)
-        recycle(&inputs)
+        finish(compute(inputs, mode: .recovering(cause)))
+        recycle(inputs)
         tellRoomWaiters()
     }
 
@@ -422,145 +407,100 @@ final class DaemonLoop<Model, Event, Effect> {
         for resume in waiting { resume() }
     }
 
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
-    private func runPass() {
-        // The queue takes over the spare array (empty, with capacity); the pass takes the queue's items.
+    /// The queued inputs, leaving the queue empty.
+    private func takeQueue() -> [PassInput<Event>] {
         var inputs: [PassInput<Event>] = []
-        swap(&inputs, &spareQueue)
         swap(&inputs, &queue)
+        return inputs
+    }
+
+    private func runPass() {
+        let inputs = takeQueue()
         if let externalUpdate, !queuedSegments.isEmpty {
             prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: queuedSegments.take())
             return
         }
-        // One expression: with the work in a local first, it was copied and destroyed once more.
         commit(inputs, work: compute(inputs, mode: .normal))
     }
 
     /// A pass of an app whose update is a plugin: its outcomes first (on the plugin's time), then the pass.
-    /// Apart from `runPass` so that the closure's capture does not put every pass's inputs in a box of their own
-    /// (an allocation, and a second reference that made `recycle` copy the array instead of emptying it).
     private func prepareThenCommit(
         _ inputs: [PassInput<Event>], externalUpdate: ExternalUpdate<Model, Event, Effect>,
         segments: [[ArraySlice<UInt8>]]
     ) {
-        preparing = true
+        phase = .preparing
         externalUpdate.prepare(state.model, segments) { [self] outcome in
-            preparing = false
+            phase = .idle
             switch outcome {
             case .success(let outcomes):
                 commit(inputs, work: compute(inputs, mode: .normal, prepared: PreparedOutcomes(outcomes)))
             case .failure(let unavailable):
-                var rejected = compute(inputs, mode: .rejectingEvents(.unavailable, unavailable.message))
-                finish(&rejected)
-                var released = inputs
-                recycle(&released)
+                finish(compute(inputs, mode: .rejectingEvents(.unavailable, unavailable.message)))
+                recycle(inputs)
             }
             requestAnotherRound()
         }
     }
 
     /// Hands a computed pass to the commit hook (if any) and finishes it.
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
-    private func commit(_ inputs: consuming [PassInput<Event>], work: consuming PassWork<Model, Effect>) {
-        // Both are taken over (`consuming`), not copied: a copy of the pass's work cost about 800 instructions of
-        // a one-at-a-time event.
+    private func commit(_ inputs: [PassInput<Event>], work: PassWork<Model, Effect>) {
         guard let hook = commitHook else {
-            finish(&work)
-            recycle(&inputs)
+            finish(work)
+            recycle(inputs)
             return
         }
+        var work = work
         var pass = work.journal.take() ?? PassCommit()
         if hook.keepsPassesInMemory {
             // Nothing can fail: the replies go first, the bookkeeping after (a one-at-a-time client's next request
             // waits only for the former).
-            finish(&work)
+            finish(work)
             _ = hook.commitAtOnce(&pass)
-            keepSpareRecords(&pass)
-            recycle(&inputs)
+            recycle(inputs)
             return
         }
         if let outcome = hook.commitAtOnce(&pass) {
-            keepSpareRecords(&pass)
-            end(inputs: &inputs, work: &work, outcome)
+            end(inputs: inputs, work: work, outcome)
             return
         }
-        commitLater(pass, hook: hook, inputs: inputs, work: work)
-    }
-
-    /// The waiting half of `commit`, apart so that a pass committed at once does not box its inputs and work for a
-    /// closure.
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
-    private func commitLater(
-        _ pass: consuming PassCommit, hook: any PassCommitHook, inputs passInputs: consuming [PassInput<Event>],
-        work computed: consuming PassWork<Model, Effect>
-    ) {
-        let waiting = WaitingPass(inputs: passInputs, work: computed)
-        committing = true
+        phase = .committing(inputs: inputs, work: work)
         hook.commit(pass) { [self] outcome in
-            committing = false
-            end(inputs: &waiting.inputs, work: &waiting.work, outcome)
+            guard case .committing(let inputs, let work) = phase else {
+                preconditionFailure("a commit was answered with no pass waiting for it")
+            }
+            phase = .idle
+            end(inputs: inputs, work: work, outcome)
             // Inputs that queued meanwhile form the next pass. Only then another round: the hook answers from a
-            // reactor handler, and that round's end runs the passes anyway (an unconditional request cost a
-            // non-blocking epoll_wait per durable event).
+            // reactor handler, and that round's end runs the passes anyway.
             if hasQueuedInputs { requestAnotherRound() }
         }
     }
 
-    /// A pass waiting for its commit, held by the hook's closure. A class of its own rather than two captured
-    /// variables: those were boxed one by one and checked for exclusive access at run time on the way to the replies;
-    /// the closure alone touches these, once, on the reactor thread.
-    private final class WaitingPass {
-        @exclusivity(unchecked) var inputs: [PassInput<Event>]
-        @exclusivity(unchecked) var work: PassWork<Model, Effect>
-
-        init(inputs: consuming [PassInput<Event>], work: consuming PassWork<Model, Effect>) {
-            self.inputs = inputs
-            self.work = work
-        }
-    }
-
     /// Finishes a pass its hook has answered: committed, or undone (every event gets the hook's error).
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
-    private func end(
-        inputs: inout [PassInput<Event>], work: inout PassWork<Model, Effect>, _ outcome: CommitOutcome
-    ) {
+    private func end(inputs: [PassInput<Event>], work: PassWork<Model, Effect>, _ outcome: CommitOutcome) {
         switch outcome {
         case .committed:
-            finish(&work)
+            finish(work)
         case .failed(let code, let message):
-            var undone = compute(inputs, mode: .rejectingEvents(code, message))
-            finish(&undone)
+            finish(compute(inputs, mode: .rejectingEvents(code, message)))
         }
-        recycle(&inputs)
+        recycle(inputs)
     }
 
-    /// Releases a pass's inputs and keeps the array for its capacity. A big pass's inputs were mostly parsed on
-    /// the parse thread: they go back there to be freed, because glibc frees memory of another thread's arena under
-    /// that arena's lock, which made both threads wait on each other in a flood. Not so with an update plugin: its
-    /// client events hold only slices of their batch's bytes, and the parse thread releasing them while the reactor
-    /// retained the next pass's slices of the same batch made both change one reference count.
-    private func recycle(_ inputs: inout [PassInput<Event>]) {
-        if inputs.count >= 256, !eventsAsText, let releaseElsewhere {
-            var handed: [PassInput<Event>] = []
-            swap(&handed, &inputs)
-            // The next queue gets a fresh array as big as this one was, so a flood's queue does not grow (and copy
-            // itself) from empty every pass.
-            if spareQueue.capacity < handed.count {
-                spareQueue = []
-                spareQueue.reserveCapacity(min(handed.count, 65_536))
-            }
-            releaseElsewhere(ReactorBound(value: handed))
-            return
-        }
-        inputs.empty(keepingAtMost: 65_536)
-        if spareQueue.capacity < inputs.capacity { swap(&spareQueue, &inputs) }
+    /// Releases a pass's inputs. A big pass's inputs were mostly parsed on the parse thread: they go back there to
+    /// be freed, because glibc frees memory of another thread's arena under that arena's lock, which made both
+    /// threads wait on each other in a flood. Not so with an update plugin: its client events hold only slices of
+    /// their batch's bytes, and the parse thread releasing them while the reactor retained the next pass's slices
+    /// of the same batch made both change one reference count.
+    private func recycle(_ inputs: [PassInput<Event>]) {
+        guard inputs.count >= 256, !eventsAsText, let releaseElsewhere else { return }
+        releaseElsewhere(ReactorBound(value: inputs))
     }
 
     /// Makes a computed pass the loop's state and hands out what it produced, in order: replies and traces, the
     /// newest model, effects.
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
-    private func finish(_ work: inout PassWork<Model, Effect>) {
-        swap(&state, &work.state)
+    private func finish(_ work: PassWork<Model, Effect>) {
+        state = work.state
         for change in work.streamChanges {
             switch change {
             case .subscribe(let connection, let path, let value, let seq):
@@ -582,8 +522,6 @@ final class DaemonLoop<Model, Event, Effect> {
         }
         // With more input queued, the next pass (and its commit) goes first; the replies go at the end of the round.
         sink?.deliver(work.outputs, writeNow: queue.isEmpty)
-        work.outputs.empty(keepingAtMost: 65_536)
-        if spareOutputs.capacity < work.outputs.capacity { swap(&spareOutputs, &work.outputs) }
         if work.modelChanged { publish() }
         if !work.effects.isEmpty {
             let sink = self.sink
@@ -636,28 +574,6 @@ final class DaemonLoop<Model, Event, Effect> {
                 DepthProblem(description: "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"))
         }
         return .success(encoded)
-    }
-
-    /// Keeps the records buffer of a committed pass, emptied, for the next pass (unless it grew big).
-    private func keepSpareRecords(_ pass: inout PassCommit) {
-        var buffer = pass.takeRecords()
-        guard buffer.capacity <= 65_536 else { return }
-        buffer.removeAll(keepingCapacity: true)
-        spareRecords = buffer
-    }
-
-    /// The spare records buffer (empty), for a pass's `PassCommit`.
-    func takeSpareRecords() -> [UInt8] {
-        var records: [UInt8] = []
-        swap(&records, &spareRecords)
-        return records
-    }
-
-    /// An empty outputs array with the capacity of an earlier pass's (one allocation saved per pass).
-    func takeSpareOutputs() -> [PassOutput] {
-        var outputs: [PassOutput] = []
-        swap(&outputs, &spareOutputs)
-        return outputs
     }
 
     // MARK: - Status support

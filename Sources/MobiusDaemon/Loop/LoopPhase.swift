@@ -1,0 +1,27 @@
+/// Where the loop is in its cycle: one pass at a time is computed, then committed, then finished.
+///
+/// A pass waiting for its commit is held here, so that "committing" without a pass, or a pass held while idle,
+/// cannot be written.
+enum LoopPhase<Model, Event, Effect> {
+    /// The app's initiate (with an update plugin: the journal's replay, then initiate) has not finished; no pass
+    /// runs yet.
+    case starting
+    /// Between passes: the end of a round runs one over whatever is queued.
+    case idle
+    /// An update plugin computes the outcomes of the next pass's events.
+    case preparing
+    /// A computed pass waits for the journal's commit.
+    case committing(inputs: [PassInput<Event>], work: PassWork<Model, Effect>)
+
+    /// Whether `start` has finished.
+    var hasStarted: Bool {
+        if case .starting = self { return false }
+        return true
+    }
+
+    /// Whether a pass may run now.
+    var isIdle: Bool {
+        if case .idle = self { return true }
+        return false
+    }
+}
