@@ -5,7 +5,8 @@
 #
 #   Benchmarks/DaemonBench/callgrind.sh PATH/TO/mobiusd [N]     (default N: 20000)
 #
-# Prints the total instruction count of the daemon's whole run. Build with
+# Prints the total instruction count of the daemon's whole run; with CALLGRIND_OUT=FILE the profile is kept there
+# for callgrind_annotate. Build with
 # `swift build -c release --static-swift-stdlib --product mobiusd`.
 set -eu
 daemon=$1
@@ -27,10 +28,11 @@ s.sendall(b'{"type":"increment"}\n' * n + b'ping\n')
 for i in range(n + 1):
     f.readline()
 PY
-valgrind --tool=callgrind --callgrind-out-file="$dir/out" "$daemon" --ephemeral --socket "$dir/s" \
+out=${CALLGRIND_OUT:-$dir/out}
+valgrind --tool=callgrind --callgrind-out-file="$out" "$daemon" --ephemeral --socket "$dir/s" \
     > "$dir/daemon.log" 2>&1 &
 pid=$!
 python3 "$dir/client.py" "$dir/s" "$count"
 kill -TERM "$pid"
 wait "$pid" || true
-grep '^summary:' "$dir/out" | awk '{print $2}'
+grep '^summary:' "$out" | awk '{print $2}'

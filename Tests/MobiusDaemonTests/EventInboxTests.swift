@@ -119,8 +119,9 @@ struct EventInboxTests {
 
     @Test("the loop takes only what its queue has room for and drains a larger inbox over several passes")
     func loopTakesWhatFits() {
-        let harness = LoopHarness(Self.listingApp(), capacity: 2)
-        let hook = harness.hook(outcomes: Array(repeating: .committed, count: 8))
+        let harness = LoopHarness(
+            Self.listingApp(), capacity: 2, commits: CommitScript(outcomes: Array(repeating: .committed, count: 8)))
+        let hook = harness.hook
         let inbox = EventInbox<JSONValue>(kind: .plugin, capacity: 16, policy: .dropNewest) {}
         Self.attach(inbox, to: harness.loop)
         for index in 0..<5 { inbox.post(.number(JSONNumber(index))) }

@@ -12,9 +12,9 @@ struct PassCommitTests {
     /// A counting app with a recorded effect route and built-ins, one subscriber (9) and one applied event.
     func committedHarness() throws -> (LoopHarness<JSONValue, JSONValue, JSONValue>, ScriptedCommitHook) {
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        try harness.connectEffects()
-        let hook = harness.hook(outcomes: [.committed])
+        let harness = try LoopHarness.withEffects(
+            countingApp(recordingOn: timeline), timeline: timeline, commits: CommitScript(outcomes: [.committed]))
+        let hook = harness.hook
         harness.run([clientRequest(.subscribe(path: nil), line: 1, connection: 9), clientEvent(Counting.add, line: 1)])
         #expect(timeline.answers.last == .ack(1))
         timeline.clear()
@@ -73,9 +73,9 @@ struct PassCommitTests {
     @Test("a hook that keeps passes in memory gets each pass after its replies, model line and effects")
     func inMemoryHookComesAfterTheReplies() throws {
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        try harness.connectEffects()
-        let hook = harness.hook(inMemory: true)
+        let harness = try LoopHarness.withEffects(
+            countingApp(recordingOn: timeline), timeline: timeline, commits: CommitScript(inMemory: true))
+        let hook = harness.hook
         harness.run([clientRequest(.subscribe(path: nil), line: 1, connection: 9), clientEvent(Counting.add, line: 1)])
         harness.run([clientEvent(Counting.add, line: 2), clientEvent(Counting.add, line: 3)])
         #expect(hook.passes.map { $0.recorded.map(\.seq) } == [[1], [2, 3]], "every pass, every event, in order")
@@ -94,9 +94,9 @@ struct PassCommitTests {
         let log = DaemonLog(threshold: .info, destination: pair.first)
         let collector = try LineCollector(reading: pair.second)
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline, log: log)
-        try harness.connectEffects()
-        harness.hook(outcomes: [.failed(.storageFailure, "disk full"), .committed])
+        let harness = try LoopHarness.withEffects(
+            countingApp(recordingOn: timeline), timeline: timeline, log: log,
+            commits: CommitScript(outcomes: [.failed(.storageFailure, "disk full"), .committed]))
         harness.run([clientEvent(Counting.beep, line: 1)])
         log.write(.info, "marker after the failed pass")
         log.flush(timeoutNanoseconds: 5_000_000_000)
@@ -114,8 +114,9 @@ struct PassCommitTests {
         defer { pair.close() }
         let log = DaemonLog(threshold: .warning, destination: pair.first)
         let collector = try LineCollector(reading: pair.second)
-        let harness = LoopHarness(countingApp(recordingOn: Timeline()), log: log)
-        harness.hook(outcomes: [.failed(.storageFailure, "disk full")])
+        let harness = LoopHarness(
+            countingApp(recordingOn: Timeline()), log: log,
+            commits: CommitScript(outcomes: [.failed(.storageFailure, "disk full")]))
         harness.run([
             .event(Counting.bad, json: nil, source: .effect, ticket: nil),
             clientEvent(Counting.add, line: 1),
@@ -127,7 +128,7 @@ struct PassCommitTests {
         #expect(rejections.count == 1, "one event, one rejection: \(rejections)")
         #expect(rejections.first?.hasSuffix("disk full") == true, "the pass was undone, so its reason is the commit's")
         #expect(harness.loop.state.rejected == 2)
-        harness.hook(outcomes: [.committed])
+        harness.hook.outcomes = [.committed]
         harness.run([clientRequest(.status, line: 2)])
         #expect(harness.timeline.answers.last?["events"]?["rejectedFromOtherSources"] == 1, "status counts it once")
     }
@@ -149,9 +150,9 @@ struct PassCommitTests {
     @Test("an asynchronous commit holds everything back and no new pass starts; queued inputs form the next pass")
     func asynchronousCommit() throws {
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        try harness.connectEffects()
-        let hook = harness.hook()
+        let harness = try LoopHarness.withEffects(
+            countingApp(recordingOn: timeline), timeline: timeline, commits: CommitScript())
+        let hook = harness.hook
         harness.run([clientRequest(.subscribe(path: nil), line: 1, connection: 9)])
         hook.finishPending(.committed)
         timeline.clear()
@@ -190,8 +191,8 @@ struct PassCommitTests {
 
     @Test("an asynchronous commit that fails rejects the pass; the inputs queued meanwhile then apply")
     func asynchronousFailure() throws {
-        let harness = LoopHarness(countingApp(recordingOn: Timeline()))
-        let hook = harness.hook()
+        let harness = LoopHarness(countingApp(recordingOn: Timeline()), commits: CommitScript())
+        let hook = harness.hook
         harness.run([clientEvent(Counting.add, line: 1)])
         harness.run([clientEvent(Counting.add, line: 2)])
         hook.finishPending(.failed(.storageFailure, "journal: no space left on device"))
@@ -206,8 +207,10 @@ struct PassCommitTests {
     @Test("the hook gets each applied event with its seq and JSON, and only those", arguments: [false, true])
     func hookReceivesAppliedEvents(inMemory: Bool) throws {
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        let hook = harness.hook(outcomes: [.committed, .committed], inMemory: inMemory)
+        let harness = LoopHarness(
+            countingApp(recordingOn: timeline), timeline: timeline,
+            commits: CommitScript(outcomes: [.committed, .committed], inMemory: inMemory))
+        let hook = harness.hook
         harness.run([
             clientEvent(Counting.add, line: 1),
             clientEvent(Counting.bad, line: 2),
@@ -227,8 +230,8 @@ struct PassCommitTests {
     @Test("a typed app's events reach the hook encoded by its codec", arguments: [false, true])
     func typedEventsAreEncoded(inMemory: Bool) throws {
         let app = DaemonApp<Tally, TallyCommand, String>(name: "tally", model: Tally(count: 0), update: Tally.update)
-        let harness = LoopHarness(app)
-        let hook = harness.hook(outcomes: [.committed], inMemory: inMemory)
+        let harness = LoopHarness(app, commits: CommitScript(outcomes: [.committed], inMemory: inMemory))
+        let hook = harness.hook
         harness.run([
             .event(.add(2), json: nil, source: .client, ticket: ticket(1)),
             .event(.refuse, json: nil, source: .client, ticket: ticket(2)),

@@ -113,8 +113,7 @@ struct PassOrderTests {
     @Test("a pass hands out its replies first, then the newest model once, then its effects in order")
     func repliesThenModelThenEffects() throws {
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        try harness.connectEffects()
+        let harness = try LoopHarness.withEffects(countingApp(recordingOn: timeline), timeline: timeline)
         harness.run([clientRequest(.subscribe(path: nil), line: 1, connection: 9)])
         timeline.clear()
         harness.run([clientEvent(Counting.add, line: 1), clientEvent(Counting.add, line: 2)])
@@ -128,9 +127,9 @@ struct PassOrderTests {
     @Test("with a commit hook: commit, then replies, then the model, then effects")
     func commitComesFirst() throws {
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        try harness.connectEffects()
-        harness.hook(outcomes: [.committed, .committed])
+        let harness = try LoopHarness.withEffects(
+            countingApp(recordingOn: timeline), timeline: timeline,
+            commits: CommitScript(outcomes: [.committed, .committed]))
         harness.run([clientRequest(.subscribe(path: nil), line: 1, connection: 9)])
         timeline.clear()
         harness.run([clientEvent(Counting.add, line: 1)])
@@ -141,8 +140,7 @@ struct PassOrderTests {
     @Test("a monitor sees each event in line with the replies, then the model, then each effect before it runs")
     func monitorTraceOrder() throws {
         let timeline = Timeline()
-        let harness = LoopHarness(countingApp(recordingOn: timeline), timeline: timeline)
-        try harness.connectEffects()
+        let harness = try LoopHarness.withEffects(countingApp(recordingOn: timeline), timeline: timeline)
         harness.run([clientRequest(.monitor, line: 1, connection: 5)])
         #expect(timeline.answers == [.line(["ok": true, "seq": 0])])
         timeline.clear()
@@ -226,8 +224,7 @@ struct PassOrderTests {
             name: "chain", model: 0,
             update: { _, event in .next(event["n"] ?? 0, effects: [["type": "pong", "n": event["n"] ?? 0]]) },
             effects: router)
-        let harness = LoopHarness(app)
-        try harness.connectEffects()
+        let harness = try LoopHarness.withEffects(app)
         let perRound = DaemonLoop<JSONValue, JSONValue, JSONValue>.maxPassesPerRound
         harness.run([clientEvent(["type": "ping", "n": 1], line: 1)])
         // Each pass applies one ping; its pong's event arrives during dispatch, for the next pass.

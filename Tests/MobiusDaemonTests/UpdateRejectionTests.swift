@@ -106,8 +106,9 @@ struct UpdateRejectionTests {
 
     @Test("only the events kept reach the commit hook, in one commit")
     func typedModelDepthCommitsKeptEvents() {
-        let harness = LoopHarness(Nest.app(startingDepth: Self.limit - 2))
-        let hook = harness.hook(outcomes: [.committed])
+        let harness = LoopHarness(
+            Nest.app(startingDepth: Self.limit - 2), commits: CommitScript(outcomes: [.committed]))
+        let hook = harness.hook
         harness.run([
             .event(.grow, json: nil, source: .client, ticket: ticket(1)),
             .event(.grow, json: nil, source: .client, ticket: ticket(2)),

@@ -22,7 +22,7 @@ extension DBusSources {
                 worker.release(cost: delivery.cost)
                 let monitors = loop.monitorList
                 if !monitors.isEmpty {
-                    loop.sink?.trace(
+                    loop.trace(
                         JSONLine.object([
                             ("trace", "dbus"), ("source", .string(delivery.source)), ("event", delivery.event),
                         ]), to: monitors)

@@ -102,20 +102,13 @@ final class DaemonJournal {
 
     // MARK: - Wiring
 
-    /// Becomes the loop's commit hook and the control server's log source.
+    /// Becomes the control server's log source and reads the committed model for snapshots.
     func attach<Model, Event, Effect>(to runtime: DaemonRuntime<Model, Event, Effect>) {
         let loop = runtime.loop
         reactor = runtime.reactor
-        loop.commitHook = self
-        loop.ephemeral = isEphemeral
-        // `--ephemeral` with no window keeps no history: `log` is Unavailable (docs/protocol.md 1.3).
-        if !isEphemeral || settings.logWindowBytes > 0 { loop.logFirstKept = { [unowned self] in firstKeptSeq } }
-        loop.startLog = { [unowned server = runtime.server] connection, start in server.startLog(connection, start) }
         committedModel = { [unowned loop] in (loop.state.seq, loop.currentModelJSON()) }
         runtime.server.logStreams.source = self
         logStreams = runtime.server.logStreams
-        let previous = loop.statusMembers
-        loop.statusMembers = { [unowned self] in previous() + [("state", statusValue())] }
         if settings.fsync == .always, let writer {
             startBackgroundSync(directory: writer.directory, on: runtime.reactor)
         }
@@ -133,6 +126,12 @@ final class DaemonJournal {
             log.info(
                 "fdatasync runs on the journal thread: the kernel's background fdatasync is unavailable (\(error))")
         }
+    }
+
+    /// The lowest seq `log` can still send, or `nil` when `log` is `Unavailable`: `--ephemeral` with no window keeps
+    /// no history (docs/protocol.md 1.3).
+    var firstLoggedSeq: UInt64? {
+        !isEphemeral || settings.logWindowBytes > 0 ? firstKeptSeq : nil
     }
 
     /// The lowest seq `log` can still send.

@@ -11,7 +11,10 @@ extension DaemonLoop {
     ) -> PassWork<Model, Effect> {
         var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
         work.prepared = prepared
-        if commitHook != nil { work.journal = PassCommit(expectedEvents: inputs.count) }
+        work.outputs = takeSpareOutputs()
+        if commitHook != nil {
+            work.journal = PassCommit(expectedEvents: inputs.count, buffer: takeSpareRecords())
+        }
         inputs.withUnsafeBufferPointer { buffer in
             for index in buffer.indices { step(buffer, at: index, mode: mode, work: &work) }
         }
@@ -176,7 +179,7 @@ extension DaemonLoop {
                 JSONLine.object([
                     ("ok", true), ("protocol", 1), ("daemon", "mobiusd"), ("version", .string(version)),
                     ("app", .string(app.name)), ("epoch", .string(epoch)), ("seq", seqValue),
-                    ("ephemeral", .bool(ephemeral)),
+                    ("ephemeral", .bool(commitHook?.isEphemeral ?? false)),
                 ]))
         case .status:
             return .line(statusLine(work))
@@ -238,7 +241,7 @@ extension DaemonLoop {
             ("queues", .object(JSONObject(queues))),
         ]
         if !started {
-            members.append(("recovery", .string(externalUpdate?.trouble() ?? "replaying the journal")))
+            members.append(("recovery", .string(recoveryTrouble ?? "replaying the journal")))
         }
         members.append(contentsOf: statusMembers())
         return JSONLine.object(members)

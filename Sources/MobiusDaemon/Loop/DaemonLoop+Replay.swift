@@ -16,13 +16,18 @@ extension DaemonLoop {
     /// it was journaled) leaves the model as it was; it is logged, never dropped silently. The model-depth check is
     /// not repeated: the live daemon journaled only events that passed it.
     ///
-    /// With an external update (an update plugin) the events wait until `start`, which replays them through the
-    /// plugin in batches before initiate, once the plugin runs.
+    /// With an update plugin the events wait until `start`, which replays them through the plugin before initiate,
+    /// once the plugin runs.
     func replay(_ events: [(seq: UInt64, event: JSONValue)]) {
-        if externalUpdate != nil {
+        if eventsAsText {
             pendingReplay += events
             return
         }
+        replayAtOnce(events)
+    }
+
+    /// Applies journaled events through the app's own update, in order, effects discarded.
+    func replayAtOnce(_ events: [(seq: UInt64, event: JSONValue)]) {
         for (seq, json) in events {
             do {
                 let event = try decodeEvent(json)
@@ -43,8 +48,10 @@ extension DaemonLoop {
     /// `nil`, or with why the replay cannot be done (the update plugin failed for good). A plugin that ends during
     /// the replay is restarted and asked again; the model and seq stay the snapshot's until the replay succeeds,
     /// so no model is ever served under a seq it does not belong to.
-    func replayThroughExternalUpdate(then done: @escaping (String?) -> Void) {
-        guard let externalUpdate, !pendingReplay.isEmpty else {
+    func replayThroughExternalUpdate(
+        _ externalUpdate: ExternalUpdate<Model, Event, Effect>, then done: @escaping (String?) -> Void
+    ) {
+        guard !pendingReplay.isEmpty else {
             done(nil)
             return
         }

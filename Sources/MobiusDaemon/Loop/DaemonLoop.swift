@@ -30,16 +30,18 @@ final class DaemonLoop<Model, Event, Effect> {
     let log: DaemonLog
     let stats: DaemonStats
     /// The committed state. Everything here is owned by the reactor thread.
-    var state: LoopState<Model>
+    @exclusivity(unchecked) var state: LoopState<Model>
     private var subscriptions = SubscriptionHub()
     private var monitors: [ConnectionID] = []
     /// Where the loop is between passes: starting, idle, or waiting for a pass's outcomes or its commit.
-    private var phase = LoopPhase<Model, Event, Effect>.starting
+    @exclusivity(unchecked) private var phase = LoopPhase<Model, Event, Effect>.starting
 
     /// Inputs waiting for the next pass, in arrival order.
-    private var queue: [PassInput<Event>] = []
+    @exclusivity(unchecked) private var queue: [PassInput<Event>] = []
     /// The queued events' texts, noted as they are queued, for `externalUpdate` (kept only when there is one).
     private var queuedSegments = EventSegments()
+    /// Arrays of earlier passes, kept for their capacity.
+    @exclusivity(unchecked) private var spare = PassBuffers<Event>()
     /// Inputs of the pass being computed, not yet reached (for `status` queue depths).
     private var passRemainder: ArraySlice<PassInput<Event>> = []
     /// How many inputs the queue takes before producers must wait.
@@ -48,8 +50,8 @@ final class DaemonLoop<Model, Event, Effect> {
     let backpressure: EdgeBackpressure
     /// Producers on the reactor thread waiting for room, told in the order they asked: plugins (`roomWaiters`),
     /// and the edges (`edgeWaiters`), which also wait while `backpressure` holds them.
-    private var roomWaiters: [() -> Void] = []
-    private var edgeWaiters: [() -> Void] = []
+    @exclusivity(unchecked) private var roomWaiters: [() -> Void] = []
+    @exclusivity(unchecked) private var edgeWaiters: [() -> Void] = []
     /// Edge inputs that arrived while `backpressure` held the edges (timer events), queued once it lets go.
     private var heldEdgeInputs: [PassInput<Event>] = []
     /// An edge inbox (D-Bus) was left undrained because `backpressure` held the edges.
@@ -58,42 +60,38 @@ final class DaemonLoop<Model, Event, Effect> {
     private var release = EdgeRelease.notAsked
     /// Inboxes of producers on other threads, and whether each may have items.
     private var inboxes: [AttachedInbox] = []
-    private var inboxesWithItems = false
+    @exclusivity(unchecked) private var inboxesWithItems = false
 
-    /// Where committed output goes. A strong reference: the sink (the control server) holds the loop only through
-    /// unowned closures, so there is no cycle, and a weak one gave the server a side table, which sent every
-    /// retain and release of it down the runtime's slow path.
-    var sink: (any LoopOutputSink)?
-    /// The journal's hook between computing and committing a pass; `nil` commits at once.
-    var commitHook: (any PassCommitHook)?
-    /// An update computed elsewhere (an update plugin); `nil` calls the app's update in the pass.
-    var externalUpdate: ExternalUpdate<Model, Event, Effect>?
+    /// The journal: between computing and committing a pass, and the source of `log`; `nil` keeps nothing and
+    /// commits at once.
+    let commitHook: (any PassCommitHook)?
+    /// Asks the reactor for another round without sleeping.
+    let requestAnotherRound: () -> Void
+    /// Frees a big pass's inputs on the thread that parsed most of them (see `recycle`); `nil` frees them here.
+    let releaseElsewhere: ((ReactorBound<[PassInput<Event>]>) -> Void)?
+    /// Where committed passes go; `nil` until `start`.
+    private var outlets: LoopOutlets<Model, Event, Effect>?
     /// Whether `start` has finished: no pass runs before the app's initiate has.
     var started: Bool { phase.hasStarted }
-    /// Journaled events waiting to be replayed through the external update when the loop starts.
+    /// Journaled events waiting to be replayed through the update plugin when the loop starts.
     var pendingReplay: [(seq: UInt64, event: JSONValue)] = []
-    /// Effects run through this once their pass is committed.
-    var dispatcher: EffectDispatcher<Model, Event, Effect>?
-    /// Whether nothing is kept on disk (`--ephemeral`), for `hello`.
-    var ephemeral = false
-    /// The lowest seq `log` can still send; `nil` when there is no log (`log` is then `Unavailable`).
-    var logFirstKept: (() -> UInt64)?
-    /// Starts a connection's `log` stream once its pass is out (the control server's).
-    var startLog: (ConnectionID, LogStreamStart) -> Void = { _, _ in }
-    /// Extra `status` members from the rest of the daemon (connections, memory, …).
-    var statusMembers: () -> [(String, JSONValue)] = { [] }
-    /// Frees a big pass's inputs on the thread that parsed most of them (see `recycle`).
-    var releaseElsewhere: ((ReactorBound<[PassInput<Event>]>) -> Void)?
-    /// Asks the reactor for another round without sleeping.
-    var requestAnotherRound: () -> Void = {}
 
     /// Passes run back to back at the end of one round before the reactor looks at its descriptors again.
     static var maxPassesPerRound: Int { 8 }
 
+    /// - Parameters:
+    ///   - commitHook: the journal; `nil` keeps nothing (no `log`) and commits each pass at once.
+    ///   - requestAnotherRound: asks the reactor for another round without sleeping.
+    ///   - releaseElsewhere: frees a big pass's inputs on another thread; `nil` frees them on the loop's.
     init(
         app: DaemonApp<Model, Event, Effect>, capacity: Int, backpressure: EdgeBackpressure, stats: DaemonStats,
-        log: DaemonLog, epoch: String, version: String
+        log: DaemonLog, epoch: String, version: String, commitHook: (any PassCommitHook)?,
+        requestAnotherRound: @escaping () -> Void,
+        releaseElsewhere: ((ReactorBound<[PassInput<Event>]>) -> Void)?
     ) {
+        self.commitHook = commitHook
+        self.requestAnotherRound = requestAnotherRound
+        self.releaseElsewhere = releaseElsewhere
         self.app = app
         self.backpressure = backpressure
         self.eventsAsText = app.updatePlugin != nil
@@ -127,7 +125,7 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Notes a queued input's part in `queuedSegments`: an event's text, or the end of a segment.
     private func noteForExternalUpdate(_ input: PassInput<Event>) {
-        guard externalUpdate != nil else { return }
+        guard eventsAsText else { return }
         switch input {
         case .event(let queued):
             queuedSegments.append(Self.compactText(queued.text) { queued.json ?? encodeEvent(queued.event) })
@@ -144,7 +142,7 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     private func noteForExternalUpdate(_ request: LoopRequest) {
-        guard externalUpdate != nil else { return }
+        guard eventsAsText else { return }
         switch request {
         case .model, .subscribe: queuedSegments.cut()
         default: break
@@ -162,7 +160,7 @@ final class DaemonLoop<Model, Event, Effect> {
                 // (Not a `?:` with `nil`: JSONValue takes the nil literal, so that would keep a JSON null.)
                 var kept: JSONValue?
                 if text == nil { kept = json }
-                let noted = externalUpdate == nil ? nil : Self.compactText(text) { json ?? .null }
+                let noted = !eventsAsText ? nil : Self.compactText(text) { json ?? .null }
                 // No JSON: the event came as text alone, for the update plugin, and the app's event is not read.
                 let event = try decodeEvent(json ?? .null)
                 if let noted { queuedSegments.append(noted) }
@@ -217,7 +215,12 @@ final class DaemonLoop<Model, Event, Effect> {
         if let problem = runner.lastProblem, runner.state != .running {
             members.append(("reason", .string(problem)))
         }
-        sink?.trace(JSONLine.object(members), to: monitors)
+        trace(JSONLine.object(members), to: monitors)
+    }
+
+    /// Sends a trace line to these monitors (none before the loop has started).
+    func trace(_ line: [UInt8], to monitors: [ConnectionID]) {
+        outlets?.sink.trace(line, to: monitors)
     }
 
     /// Calls `resume` once, after the next pass has made room (for plugins and effect handlers).
@@ -309,12 +312,13 @@ final class DaemonLoop<Model, Event, Effect> {
 
     // MARK: - Start
 
-    /// Runs the app's initiate on the model and dispatches its effects; passes run from then on. With an external
-    /// update, the journal's replay and initiate answer later; `done` is called once they have, with why the loop
-    /// cannot start (the replay failed for good), or `nil`.
-    func start(then done: @escaping (String?) -> Void = { _ in }) {
-        if let externalUpdate {
-            replayThroughExternalUpdate { [self] problem in
+    /// Connects the loop to `outlets` and runs the app's initiate on the model, dispatching its effects; passes run
+    /// from then on. With an update plugin, the journal's replay and initiate answer later; `done` is called once
+    /// they have, with why the loop cannot start (the replay failed for good), or `nil`.
+    func start(_ outlets: LoopOutlets<Model, Event, Effect>, then done: @escaping (String?) -> Void = { _ in }) {
+        self.outlets = outlets
+        if let externalUpdate = outlets.externalUpdate {
+            replayThroughExternalUpdate(externalUpdate) { [self] problem in
                 guard let problem else {
                     initiate(externalUpdate) { done(nil) }
                     return
@@ -323,12 +327,26 @@ final class DaemonLoop<Model, Event, Effect> {
             }
             return
         }
+        replayAtOnce(pendingReplay)
+        pendingReplay = []
         if let initiate = app.initiate {
             begin(with: initiate(state.model))
         } else {
             phase = .idle
         }
         done(nil)
+    }
+
+    /// The `status` members of the parts around the loop (none before it has started).
+    func statusMembers() -> [(String, JSONValue)] {
+        outlets?.statusMembers() ?? []
+    }
+
+    /// Why the update plugin cannot replay the journal now (it ended and waits for its restart), while the loop has
+    /// not started; `nil` otherwise.
+    var recoveryTrouble: String? {
+        guard !started else { return nil }
+        return outlets?.externalUpdate?.trouble()
     }
 
     private func initiate(_ externalUpdate: ExternalUpdate<Model, Event, Effect>, then done: @escaping () -> Void) {
@@ -348,7 +366,7 @@ final class DaemonLoop<Model, Event, Effect> {
         state.model = first.model
         state.modelJSON = nil
         phase = .idle
-        dispatcher?.dispatch(first.effects, trace: nil)
+        outlets?.dispatcher?.dispatch(first.effects, trace: nil)
     }
 
     // MARK: - Passes
@@ -381,7 +399,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// queue is answered at once: `Unavailable` with the cause, `status` as usual. Before any trouble, requests
     /// wait for the start as during any start-up.
     private func answerWhileRecoveryStalls() {
-        guard !started, !queue.isEmpty, let cause = externalUpdate?.trouble() else { return }
+        guard !queue.isEmpty, let cause = recoveryTrouble else { return }
         let inputs = takeQueue()
         _ = queuedSegments.take()
         finish(compute(inputs, mode: .recovering(cause)))
@@ -409,16 +427,19 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// The queued inputs, leaving the queue empty.
     private func takeQueue() -> [PassInput<Event>] {
-        var inputs: [PassInput<Event>] = []
+        var inputs = spare.takeQueue()
         swap(&inputs, &queue)
         return inputs
     }
 
     private func runPass() {
         let inputs = takeQueue()
-        if let externalUpdate, !queuedSegments.isEmpty {
-            prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: queuedSegments.take())
-            return
+        if eventsAsText, !queuedSegments.isEmpty {
+            let segments = queuedSegments.take()
+            if let externalUpdate = outlets?.externalUpdate {
+                prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: segments)
+                return
+            }
         }
         commit(inputs, work: compute(inputs, mode: .normal))
     }
@@ -443,23 +464,24 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     /// Hands a computed pass to the commit hook (if any) and finishes it.
-    private func commit(_ inputs: [PassInput<Event>], work: PassWork<Model, Effect>) {
+    private func commit(_ inputs: consuming [PassInput<Event>], work: consuming PassWork<Model, Effect>) {
         guard let hook = commitHook else {
             finish(work)
             recycle(inputs)
             return
         }
-        var work = work
         var pass = work.journal.take() ?? PassCommit()
         if hook.keepsPassesInMemory {
             // Nothing can fail: the replies go first, the bookkeeping after (a one-at-a-time client's next request
             // waits only for the former).
             finish(work)
             _ = hook.commitAtOnce(&pass)
+            keepRecords(&pass)
             recycle(inputs)
             return
         }
         if let outcome = hook.commitAtOnce(&pass) {
+            keepRecords(&pass)
             end(inputs: inputs, work: work, outcome)
             return
         }
@@ -477,7 +499,9 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     /// Finishes a pass its hook has answered: committed, or undone (every event gets the hook's error).
-    private func end(inputs: [PassInput<Event>], work: PassWork<Model, Effect>, _ outcome: CommitOutcome) {
+    private func end(
+        inputs: consuming [PassInput<Event>], work: consuming PassWork<Model, Effect>, _ outcome: CommitOutcome
+    ) {
         switch outcome {
         case .committed:
             finish(work)
@@ -492,15 +516,34 @@ final class DaemonLoop<Model, Event, Effect> {
     /// threads wait on each other in a flood. Not so with an update plugin: its client events hold only slices of
     /// their batch's bytes, and the parse thread releasing them while the reactor retained the next pass's slices
     /// of the same batch made both change one reference count.
-    private func recycle(_ inputs: [PassInput<Event>]) {
-        guard inputs.count >= 256, !eventsAsText, let releaseElsewhere else { return }
-        releaseElsewhere(ReactorBound(value: inputs))
+    private func recycle(_ inputs: consuming [PassInput<Event>]) {
+        var inputs = inputs
+        if inputs.count >= 256, !eventsAsText, let releaseElsewhere {
+            spare.reserveQueue(inputs.count)
+            releaseElsewhere(ReactorBound(value: inputs))
+            return
+        }
+        spare.keep(&inputs)
     }
+
+    /// Keeps the records buffer of a pass committed at once for the next pass.
+    private func keepRecords(_ pass: inout PassCommit) {
+        var records = pass.takeRecords()
+        spare.keep(&records)
+    }
+
+    /// An empty records buffer with an earlier pass's capacity.
+    func takeSpareRecords() -> [UInt8] { spare.takeRecords() }
+
+    /// An empty outputs array with an earlier pass's capacity.
+    func takeSpareOutputs() -> [PassOutput] { spare.takeOutputs() }
 
     /// Makes a computed pass the loop's state and hands out what it produced, in order: replies and traces, the
     /// newest model, effects.
-    private func finish(_ work: PassWork<Model, Effect>) {
-        state = work.state
+    private func finish(_ work: consuming PassWork<Model, Effect>) {
+        var work = work
+        swap(&state, &work.state)
+        guard let outlets else { preconditionFailure("a pass finished before the loop started") }
         for change in work.streamChanges {
             switch change {
             case .subscribe(let connection, let path, let value, let seq):
@@ -508,7 +551,7 @@ final class DaemonLoop<Model, Event, Effect> {
             case .monitor(let connection):
                 if !monitors.contains(connection) { monitors.append(connection) }
             case .log(let connection, let start):
-                startLog(connection, start)
+                outlets.sink.startLog(connection, start)
             case .disconnect(let connection):
                 subscriptions.remove(connection)
                 monitors.removeAll { $0 == connection }
@@ -521,29 +564,30 @@ final class DaemonLoop<Model, Event, Effect> {
                 fields: LogFields(source: rejection.source.rawValue))
         }
         // With more input queued, the next pass (and its commit) goes first; the replies go at the end of the round.
-        sink?.deliver(work.outputs, writeNow: queue.isEmpty)
-        if work.modelChanged { publish() }
-        if !work.effects.isEmpty {
-            let sink = self.sink
+        outlets.sink.deliver(work.outputs, writeNow: queue.isEmpty)
+        spare.keep(&work.outputs)
+        if work.modelChanged { publish(to: outlets.sink) }
+        if !work.effects.isEmpty, let dispatcher = outlets.dispatcher {
+            let sink = outlets.sink
             let monitors = self.monitors
-            dispatcher?.dispatch(
+            dispatcher.dispatch(
                 work.effects,
                 trace: monitors.isEmpty
                     ? nil
-                    : { effect in sink?.trace(JSONLine.object([("trace", "effect"), ("effect", effect)]), to: monitors)
-                    })
+                    : { effect in sink.trace(JSONLine.object([("trace", "effect"), ("effect", effect)]), to: monitors) }
+            )
         }
     }
 
     /// Publishes the current model to subscriptions and monitors.
-    private func publish() {
+    private func publish(to sink: any LoopOutputSink) {
         guard !subscriptions.isEmpty || !monitors.isEmpty, let modelValue = currentModelJSON() else { return }
         let seqValue = JSONValue.number(JSONNumber(state.seq))
         subscriptions.publish(seq: state.seq, model: modelValue) { value, connections in
-            sink?.publishModel(JSONLine.object([("seq", seqValue), ("model", value)]), to: connections)
+            sink.publishModel(JSONLine.object([("seq", seqValue), ("model", value)]), to: connections)
         }
         if !monitors.isEmpty {
-            sink?.trace(JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)]), to: monitors)
+            sink.trace(JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)]), to: monitors)
         }
     }
 

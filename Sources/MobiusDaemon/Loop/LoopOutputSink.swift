@@ -7,4 +7,6 @@ protocol LoopOutputSink: AnyObject {
     func publishModel(_ line: [UInt8], to connections: [ConnectionID])
     /// One trace line (a model or an effect) for each of these monitors.
     func trace(_ line: [UInt8], to connections: [ConnectionID])
+    /// Starts a connection's `log` stream, once the pass that answered its `log` request is out.
+    func startLog(_ connection: ConnectionID, _ start: LogStreamStart)
 }

@@ -17,6 +17,10 @@ protocol PassCommitHook: AnyObject {
     var keepsPassesInMemory: Bool { get }
     /// Makes the pass durable (or fails).
     func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void)
+    /// The lowest seq `log` can still send, or `nil` when nothing is kept for `log` (it is then `Unavailable`).
+    var firstLoggedSeq: UInt64? { get }
+    /// Whether nothing is kept on disk (`--ephemeral`), for `hello` and `status`.
+    var isEphemeral: Bool { get }
 }
 
 extension PassCommitHook {

@@ -22,6 +22,10 @@ final class DaemonRuntime<Model, Event, Effect> {
     private let signalHandler: SignalHandler
     private var dispatcher: EffectDispatcher<Model, Event, Effect>?
     let plugins: PluginHost
+    /// The durable state: the loop's commit hook, and the `state` member of `status`.
+    let journal: DaemonJournal
+    /// How a pass's events get their outcomes when the app's update is a plugin (set while wiring the plugins).
+    private var externalUpdate: ExternalUpdate<Model, Event, Effect>?
     /// Why start-up failed after the reactor began (a plugin routing conflict); the daemon then exits non-zero.
     private(set) var startProblem: String?
     private var stoppingPlugins = false
@@ -41,7 +45,7 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     init(
         app: DaemonApp<Model, Event, Effect>, listener: FileDescriptor, signals: SignalFD, settings: ServerSettings,
-        log: DaemonLog, stats: DaemonStats, epoch: String, plugins specs: [PluginSpec] = [],
+        log: DaemonLog, stats: DaemonStats, journal: DaemonJournal, plugins specs: [PluginSpec] = [],
         dbusSources: [DaemonConfig.DBusSource] = []
     ) throws(SystemError) {
         let reactor = try Reactor()
@@ -49,8 +53,11 @@ final class DaemonRuntime<Model, Event, Effect> {
         let parser = BlockingWorker(name: "mobiusd-parse", stackSize: Self.parserStackSize)
         let backpressure = EdgeBackpressure()
         let loop = DaemonLoop(
-            app: app, capacity: Self.loopCapacity, backpressure: backpressure, stats: stats, log: log, epoch: epoch,
-            version: MobiusDaemon.version)
+            app: app, capacity: Self.loopCapacity, backpressure: backpressure, stats: stats, log: log,
+            epoch: journal.epoch, version: MobiusDaemon.version, commitHook: journal,
+            requestAnotherRound: { [unowned reactor] in reactor.requestAnotherRound() },
+            releaseElsewhere: { inputs in parser.submit { _ = inputs } })
+        self.journal = journal
         self.reactor = reactor
         self.loop = loop
         self.log = log
@@ -79,12 +86,7 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func wire(app: DaemonApp<Model, Event, Effect>) {
-        loop.sink = server
         server.controlHandler = self
-        let parser = server.parser
-        loop.releaseElsewhere = { inputs in parser.submit { _ = inputs } }
-        loop.requestAnotherRound = { [unowned reactor] in reactor.requestAnotherRound() }
-        loop.statusMembers = { [unowned self] in statusMembers() }
         loop.attach(effectInbox) { event in .event(event, json: nil, source: .effect, ticket: nil) }
         let builtins = BuiltinEffects(log: log, reactor: reactor) { [unowned self] json in deliverTimerEvent(json) }
         dbus.connect(to: loop, stats: stats, log: log)
@@ -102,7 +104,6 @@ final class DaemonRuntime<Model, Event, Effect> {
             }
         }
         dispatcher?.plugins = plugins
-        loop.dispatcher = dispatcher
         wirePlugins(app: app)
         signalHandler.onSignal = { [unowned self] signal in handle(signal) }
         reactor.atEndOfEachRound { [unowned self] in endOfRound() }
@@ -144,7 +145,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             return plugins.reload(specs)
         }
         if let name = app.updatePlugin, let runner = plugins.runner(named: name) {
-            loop.externalUpdate =
+            externalUpdate =
                 PluginUpdateDriver(runner: runner, log: log).externalUpdate as? ExternalUpdate<Model, Event, Effect>
         }
     }
@@ -168,7 +169,10 @@ final class DaemonRuntime<Model, Event, Effect> {
                 hold.release()
                 return
             }
-            loop.start { [unowned self] problem in
+            let outlets = LoopOutlets(
+                sink: server, dispatcher: dispatcher, externalUpdate: externalUpdate,
+                statusMembers: { [unowned self] in statusMembers() })
+            loop.start(outlets) { [unowned self] problem in
                 if let problem {
                     // Serving the snapshot's model under the journal's seq would be a lie: exit non-zero instead,
                     // so that systemd's Restart= and the operator see it.
@@ -206,7 +210,7 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     private func endOfRound() {
         loop.runPasses()
-        if !loop.started, let trouble = loop.externalUpdate?.trouble() {
+        if let trouble = loop.recoveryTrouble {
             systemd.startingStatus("recovery waits: \(trouble)")
         }
         server.continueHandOvers()
@@ -245,6 +249,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             ("plugins", plugins.statusJSON),
             ("dbus", dbus.status),
             ("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))),
+            ("state", journal.statusValue()),
         ]
     }
 

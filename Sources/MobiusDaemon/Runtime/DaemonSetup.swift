@@ -170,7 +170,7 @@ struct DaemonSetup<Model, Event, Effect> {
                 let journal = journalBound.value
                 let runtime = try DaemonRuntime(
                     app: setup.app, listener: listener, signals: signals, settings: setup.settings,
-                    log: log, stats: stats, epoch: journal.epoch, plugins: setup.plugins,
+                    log: log, stats: stats, journal: journal, plugins: setup.plugins,
                     dbusSources: setup.config.dbus)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
                 try journal.recover(into: runtime.loop)

@@ -148,6 +148,8 @@ final class RecordingSink: LoopOutputSink {
         timeline.handouts.append(.trace(parse(line), to: connections))
     }
 
+    func startLog(_ connection: ConnectionID, _ start: LogStreamStart) {}
+
     /// Records and parses one output line, which must be one JSON value ending in a newline. Parsed with room to
     /// spare in nesting, so that tests of the nesting limit can check the wire form themselves (`timeline.lines`).
     private func parse(_ line: [UInt8]) -> JSONValue {
@@ -183,6 +185,8 @@ final class ScriptedCommitHook: PassCommitHook {
     }
 
     var keepsPassesInMemory: Bool { inMemory }
+    var firstLoggedSeq: UInt64? { nil }
+    var isEphemeral: Bool { false }
 
     func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? {
         guard inMemory else { return nil }
@@ -213,54 +217,75 @@ final class ScriptedCommitHook: PassCommitHook {
     }
 }
 
+/// How a harness's loop commits its passes.
+struct CommitScript {
+    /// The scripted hook's first outcomes (see `ScriptedCommitHook.outcomes`).
+    var outcomes: [CommitOutcome] = []
+    /// Commits at once, in memory, like the ephemeral journal.
+    var inMemory = false
+}
+
 /// A loop with a recording sink, built the way the daemon builds it, for driving passes by hand.
 final class LoopHarness<Model, Event, Effect> {
     let timeline: Timeline
     let sink: RecordingSink
-    let stats = DaemonStats()
+    let stats: DaemonStats
     let log: DaemonLog
     let loop: DaemonLoop<Model, Event, Effect>
-    private(set) var dispatcher: EffectDispatcher<Model, Event, Effect>?
+    /// The loop's commit hook; `nil` when the harness was made without a `CommitScript` (passes commit at once).
+    let scriptedHook: ScriptedCommitHook?
+    let dispatcher: EffectDispatcher<Model, Event, Effect>?
+    private let rounds = RoundCounter()
+
+    /// The scripted commit hook (the harness must have been made with a `CommitScript`).
+    var hook: ScriptedCommitHook {
+        guard let scriptedHook else { preconditionFailure("this harness was made without a commit script") }
+        return scriptedHook
+    }
+
     /// How often the loop asked the reactor for another round.
-    private(set) var anotherRoundRequests = 0
+    var anotherRoundRequests: Int { rounds.count }
 
     /// - Parameters:
     ///   - timeline: where the sink records (pass the one the app's effect handlers record to).
     ///   - log: defaults to one that writes errors only (the loop logs none; warnings stay quiet).
+    ///   - commits: a scripted commit hook; `nil` commits every pass at once, with no hook.
+    ///   - effects: runs effects the way the daemon does (Swift routes first, then built-ins on this reactor);
+    ///     `nil` discards them.
     init(
         _ app: DaemonApp<Model, Event, Effect>, timeline: Timeline = Timeline(), capacity: Int = 1024,
-        log: DaemonLog = DaemonLog(threshold: .error)
+        log: DaemonLog = DaemonLog(threshold: .error), commits: CommitScript? = nil, effects reactor: Reactor? = nil
     ) {
         self.timeline = timeline
-        self.sink = RecordingSink(timeline)
+        let sink = RecordingSink(timeline)
+        self.sink = sink
         self.log = log
-        self.loop = DaemonLoop(
+        let stats = DaemonStats()
+        self.stats = stats
+        let hook = commits.map { ScriptedCommitHook(timeline, outcomes: $0.outcomes, inMemory: $0.inMemory) }
+        self.scriptedHook = hook
+        let rounds = self.rounds
+        let loop = DaemonLoop(
             app: app, capacity: capacity, backpressure: EdgeBackpressure(), stats: stats, log: log, epoch: "E1",
-            version: "0-test")
-        loop.sink = sink
-        loop.requestAnotherRound = { [unowned self] in anotherRoundRequests += 1 }
-        // No pass runs before the loop has started (the app's initiate has run).
-        loop.start()
-    }
-
-    /// Connects effects the way the daemon does: Swift routes first, then built-ins; events from synchronous
-    /// Swift routes go straight back into the loop's queue.
-    func connectEffects() throws {
-        let builtins = BuiltinEffects(log: log, reactor: try Reactor()) { _ in }
-        let loop = self.loop
-        let dispatcher = EffectDispatcher(app: loop.app, log: log, stats: stats, builtins: builtins) { event in
-            loop.enqueue(.event(event, json: nil, source: .effect, ticket: nil))
+            version: "0-test", commitHook: hook, requestAnotherRound: { rounds.count += 1 }, releaseElsewhere: nil)
+        self.loop = loop
+        // Events from synchronous Swift routes go straight back into the loop's queue, as in the daemon.
+        self.dispatcher = reactor.map { reactor in
+            let builtins = BuiltinEffects(log: log, reactor: reactor) { _ in }
+            return EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins) { event in
+                loop.enqueue(.event(event, json: nil, source: .effect, ticket: nil))
+            }
         }
-        self.dispatcher = dispatcher
-        loop.dispatcher = dispatcher
+        // No pass runs before the loop has started (the app's initiate has run).
+        loop.start(LoopOutlets(sink: sink, dispatcher: dispatcher, externalUpdate: nil, statusMembers: { [] }))
     }
 
-    /// Installs a scripted commit hook.
-    @discardableResult
-    func hook(outcomes: [CommitOutcome] = [], inMemory: Bool = false) -> ScriptedCommitHook {
-        let hook = ScriptedCommitHook(timeline, outcomes: outcomes, inMemory: inMemory)
-        loop.commitHook = hook
-        return hook
+    /// A harness whose loop runs effects the way the daemon does.
+    static func withEffects(
+        _ app: DaemonApp<Model, Event, Effect>, timeline: Timeline = Timeline(), capacity: Int = 1024,
+        log: DaemonLog = DaemonLog(threshold: .error), commits: CommitScript? = nil
+    ) throws -> LoopHarness {
+        LoopHarness(app, timeline: timeline, capacity: capacity, log: log, commits: commits, effects: try Reactor())
     }
 
     /// Enqueues the inputs and runs passes.
@@ -272,6 +297,11 @@ final class LoopHarness<Model, Event, Effect> {
     deinit {
         dispatcher?.dispose()
     }
+}
+
+/// Counts the loop's requests for another round.
+final class RoundCounter {
+    var count = 0
 }
 
 /// A client's ticket for one request line.

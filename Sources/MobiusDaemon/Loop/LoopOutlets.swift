@@ -1,0 +1,15 @@
+import MobiusJSON
+
+/// Where the loop's committed passes go, given to `DaemonLoop.start`. These parts are made after the loop, because
+/// each of them needs the loop's way in (`port`, `pluginPort`, `enqueue`); nothing leaves the loop before it starts.
+struct LoopOutlets<Model, Event, Effect> {
+    /// Replies, traces, model publications and `log` streams: the control server.
+    let sink: any LoopOutputSink
+    /// Runs the effects of committed passes; `nil` discards them (a loop with no handlers, in tests).
+    let dispatcher: EffectDispatcher<Model, Event, Effect>?
+    /// The update plugin's way of computing a pass's outcomes; `nil` calls the app's update in the pass. Given
+    /// exactly when the app's update is a plugin.
+    let externalUpdate: ExternalUpdate<Model, Event, Effect>?
+    /// The `status` members of the parts around the loop (connections, plugins, the journal, memory, …).
+    let statusMembers: () -> [(String, JSONValue)]
+}
