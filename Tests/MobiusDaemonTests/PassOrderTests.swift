@@ -195,7 +195,7 @@ struct PassOrderTests {
         harness.timeline.clear()
         harness.run([clientEvent(Counting.add, line: 1), .disconnected(9)])
         #expect(harness.timeline.models.map(\.to) == [[8]])
-        #expect(harness.loop.subscriberCount == 1)
+        #expect(harness.loop.audienceBeforePass.subscriptions.count == 1)
     }
 
     @Test("status after a subscriber's disconnect in the same pass no longer counts it")

@@ -9,7 +9,7 @@ extension DaemonLoop {
         _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil
     ) -> PassWork<Model, Effect> {
-        var work = PassWork<Model, Effect>(state: state, monitors: monitorList, subscriberCount: subscriberCount)
+        var work = PassWork<Model, Effect>(state: state, audience: audienceBeforePass)
         work.prepared = prepared
         work.outputs = takeSpareOutputs()
         if commitHook != nil {

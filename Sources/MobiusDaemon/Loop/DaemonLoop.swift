@@ -31,8 +31,7 @@ final class DaemonLoop<Model, Event, Effect> {
     let stats: DaemonStats
     /// The committed state. Everything here is owned by the reactor thread.
     @exclusivity(unchecked) var state: LoopState<Model>
-    private var subscriptions = SubscriptionHub()
-    private var monitors: [ConnectionID] = []
+    private var audience = Audience()
     /// Where the loop is between passes: starting, idle, or waiting for a pass's outcomes or its commit.
     @exclusivity(unchecked) private var phase = LoopPhase<Model, Event, Effect>.starting
 
@@ -208,6 +207,7 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     private func tracePluginState(_ runner: PluginRunner) {
+        let monitors = audience.monitors
         guard !monitors.isEmpty else { return }
         var members: [(String, JSONValue)] = [
             ("trace", "plugin"), ("plugin", .string(runner.name)), ("state", .string(runner.state.rawValue)),
@@ -544,19 +544,7 @@ final class DaemonLoop<Model, Event, Effect> {
         var work = work
         swap(&state, &work.state)
         guard let outlets else { preconditionFailure("a pass finished before the loop started") }
-        for change in work.streamChanges {
-            switch change {
-            case .subscribe(let connection, let path, let value, let seq):
-                subscriptions.add(connection, path: path, seq: seq, value: value)
-            case .monitor(let connection):
-                if !monitors.contains(connection) { monitors.append(connection) }
-            case .log(let connection, let start):
-                outlets.sink.startLog(connection, start)
-            case .disconnect(let connection):
-                subscriptions.remove(connection)
-                monitors.removeAll { $0 == connection }
-            }
-        }
+        if !work.streamChanges.isEmpty { apply(work.streamChanges, sink: outlets.sink) }
         for rejection in work.unansweredRejections {
             stats.sourceEventsRejected.add(1, ordering: .relaxed)
             log.limited(
@@ -569,7 +557,7 @@ final class DaemonLoop<Model, Event, Effect> {
         if work.modelChanged { publish(to: outlets.sink) }
         if !work.effects.isEmpty, let dispatcher = outlets.dispatcher {
             let sink = outlets.sink
-            let monitors = self.monitors
+            let monitors = audience.monitors
             dispatcher.dispatch(
                 work.effects,
                 trace: monitors.isEmpty
@@ -581,11 +569,12 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Publishes the current model to subscriptions and monitors.
     private func publish(to sink: any LoopOutputSink) {
-        guard !subscriptions.isEmpty || !monitors.isEmpty, let modelValue = currentModelJSON() else { return }
+        guard !audience.isEmpty, let modelValue = currentModelJSON() else { return }
         let seqValue = JSONValue.number(JSONNumber(state.seq))
-        subscriptions.publish(seq: state.seq, model: modelValue) { value, connections in
+        audience.subscriptions.publish(seq: state.seq, model: modelValue) { value, connections in
             sink.publishModel(JSONLine.object([("seq", seqValue), ("model", value)]), to: connections)
         }
+        let monitors = audience.monitors
         if !monitors.isEmpty {
             sink.trace(JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)]), to: monitors)
         }
@@ -648,7 +637,25 @@ final class DaemonLoop<Model, Event, Effect> {
         passRemainder = remainder
     }
 
-    var subscriberCount: Int { subscriptions.count }
-    var monitorList: [ConnectionID] { monitors }
-    func isSubscribed(_ connection: ConnectionID) -> Bool { subscriptions.contains(connection) }
+    /// Who streams what as of the committed state, for a pass to start from.
+    var audienceBeforePass: Audience { audience }
+    var monitorList: [ConnectionID] { audience.monitors }
+    func isSubscribed(_ connection: ConnectionID) -> Bool { audience.subscriptions.contains(connection) }
+
+    /// Applies a finished pass's changes to who streams what, in order.
+    private func apply(_ changes: [StreamChange], sink: any LoopOutputSink) {
+        for change in changes {
+            switch change {
+            case .subscribe(let connection, let path, let value, let seq):
+                audience.subscriptions.add(connection, path: path, seq: seq, value: value)
+            case .monitor(let connection):
+                if !audience.monitors.contains(connection) { audience.monitors.append(connection) }
+            case .log(let connection, let start):
+                sink.startLog(connection, start)
+            case .disconnect(let connection):
+                audience.subscriptions.remove(connection)
+                audience.monitors.removeAll { $0 == connection }
+            }
+        }
+    }
 }

@@ -2,7 +2,7 @@ import MobiusJSON
 
 /// Where the loop's committed passes go, given to `DaemonLoop.start`. These parts are made after the loop, because
 /// each of them needs the loop's way in (`port`, `pluginPort`, `enqueue`); nothing leaves the loop before it starts.
-struct LoopOutlets<Model, Event, Effect> {
+final class LoopOutlets<Model, Event, Effect> {
     /// Replies, traces, model publications and `log` streams: the control server.
     let sink: any LoopOutputSink
     /// Runs the effects of committed passes; `nil` discards them (a loop with no handlers, in tests).
@@ -12,4 +12,14 @@ struct LoopOutlets<Model, Event, Effect> {
     let externalUpdate: ExternalUpdate<Model, Event, Effect>?
     /// The `status` members of the parts around the loop (connections, plugins, the journal, memory, …).
     let statusMembers: () -> [(String, JSONValue)]
+
+    init(
+        sink: any LoopOutputSink, dispatcher: EffectDispatcher<Model, Event, Effect>?,
+        externalUpdate: ExternalUpdate<Model, Event, Effect>?, statusMembers: @escaping () -> [(String, JSONValue)]
+    ) {
+        self.sink = sink
+        self.dispatcher = dispatcher
+        self.externalUpdate = externalUpdate
+        self.statusMembers = statusMembers
+    }
 }

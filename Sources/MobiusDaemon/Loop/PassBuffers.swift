@@ -32,8 +32,7 @@ struct PassBuffers<Event> {
     }
 
     private static func keep<Element>(_ array: inout [Element], in kept: inout [Element]) {
-        guard array.capacity <= largestKept else { return }
-        array.removeAll(keepingCapacity: true)
+        array.empty(keepingAtMost: largestKept)
         if kept.capacity < array.capacity { swap(&kept, &array) }
     }
 }

@@ -31,9 +31,9 @@ struct PassWork<Model, Effect> {
     /// (once, whichever way it ends), since nobody waits for an answer.
     var unansweredRejections: [(source: EventSourceKind, message: String)] = []
 
-    init(state: LoopState<Model>, monitors: [ConnectionID], subscriberCount: Int) {
+    init(state: LoopState<Model>, audience: Audience) {
         self.state = state
-        self.monitors = monitors
-        self.subscriberCount = subscriberCount
+        self.monitors = audience.monitors
+        self.subscriberCount = audience.subscriptions.count
     }
 }
