@@ -30,6 +30,7 @@ final class DaemonLoop<Model, Event, Effect> {
     let log: DaemonLog
     let stats: DaemonStats
     /// The committed state. Everything here is owned by the reactor thread.
+    // Unchecked, like `phase`, `queue` and `spare`: touched per event; DaemonBench "round-trip" (README "Loop structure").
     @exclusivity(unchecked) var state: LoopState<Model>
     private var audience = Audience()
     /// Where the loop is between passes: starting, idle, or waiting for a pass's outcomes or its commit.
@@ -47,10 +48,8 @@ final class DaemonLoop<Model, Event, Effect> {
     let capacity: Int
     /// Plugins with full queues hold the edges (control-socket clients, D-Bus sources, timers).
     let backpressure: EdgeBackpressure
-    /// Producers on the reactor thread waiting for room, told in the order they asked: plugins (`roomWaiters`),
-    /// and the edges (`edgeWaiters`), which also wait while `backpressure` holds them.
-    @exclusivity(unchecked) private var roomWaiters: [() -> Void] = []
-    @exclusivity(unchecked) private var edgeWaiters: [() -> Void] = []
+    /// Producers on the reactor thread waiting for room, told in the order they asked.
+    private var waiters = RoomWaiters()
     /// Edge inputs that arrived while `backpressure` held the edges (timer events), queued once it lets go.
     private var heldEdgeInputs: [PassInput<Event>] = []
     /// An edge inbox (D-Bus) was left undrained because `backpressure` held the edges.
@@ -59,7 +58,7 @@ final class DaemonLoop<Model, Event, Effect> {
     private var release = EdgeRelease.notAsked
     /// Inboxes of producers on other threads, and whether each may have items.
     private var inboxes: [AttachedInbox] = []
-    @exclusivity(unchecked) private var inboxesWithItems = false
+    private var inboxesWithItems = false
 
     /// The journal: between computing and committing a pass, and the source of `log`; `nil` keeps nothing and
     /// commits at once.
@@ -225,12 +224,12 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Calls `resume` once, after the next pass has made room (for plugins and effect handlers).
     func notifyWhenRoom(_ resume: @escaping () -> Void) {
-        roomWaiters.append(resume)
+        waiters.plugins.append(resume)
     }
 
     /// Calls `resume` once the edges have room again: after a pass has made room and no plugin holds them.
     func notifyWhenEdgeRoom(_ resume: @escaping () -> Void) {
-        edgeWaiters.append(resume)
+        waiters.edges.append(resume)
         if backpressure.isHolding { awaitRelease() }
     }
 
@@ -408,20 +407,21 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     private func tellRoomWaiters() {
-        if !roomWaiters.isEmpty, room > 0 {
-            let waiting = roomWaiters
-            roomWaiters.removeAll()
+        guard !waiters.isEmpty else { return }
+        if !waiters.plugins.isEmpty, room > 0 {
+            let waiting = waiters.plugins
+            waiters.plugins.removeAll()
             for resume in waiting { resume() }
         }
-        guard !edgeWaiters.isEmpty else { return }
+        guard !waiters.edges.isEmpty else { return }
         guard edgeRoom > 0 else {
             // Waiting for the queue, they now wait for the plugins too: without this they would be told only
             // after a pass, and there may be none.
             if backpressure.isHolding { awaitRelease() }
             return
         }
-        let waiting = edgeWaiters
-        edgeWaiters.removeAll()
+        let waiting = waiters.edges
+        waiters.edges.removeAll()
         for resume in waiting { resume() }
     }
 
