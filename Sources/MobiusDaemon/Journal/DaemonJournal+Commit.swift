@@ -163,8 +163,7 @@ extension DaemonJournal: PassCommitHook {
     /// Leaves `records` as `RecentRecords.append` does: as it was when the window copied them, else empty.
     private func committed(_ records: inout [UInt8], seqs: ClosedRange<UInt64>) {
         committedSeq = seqs.upperBound
-        eventsSinceSnapshot += seqs.count
-        bytesSinceSnapshot += records.count
+        snapshots.committed(events: seqs.count, bytes: records.count)
         window.append(&records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
         logStreams?.committed()
         if let writer, writer.fillDue() { journalThread.submit { writer.fillAhead() } }
@@ -192,14 +191,10 @@ extension DaemonJournal: PassCommitHook {
     /// The model's JSON is taken here (on the reactor thread, between passes, so it is exactly the model after the
     /// committed seq) and written on the journal thread, ahead of the next pass's records.
     private func snapshotIfDue() {
-        guard let writer, let reactor, !snapshotRunning,
-            eventsSinceSnapshot >= settings.snapshotEvents || bytesSinceSnapshot >= settings.snapshotBytes
-        else { return }
+        guard snapshots.isDue(settings), let writer, let reactor else { return }
         let (seq, model) = committedModel()
         guard let model, seq > lastSnapshotSeq else { return }
-        snapshotRunning = true
-        eventsSinceSnapshot = 0
-        bytesSinceSnapshot = 0
+        snapshots.started()
         let snapshot = SnapshotFile(epoch: epoch, seq: seq, time: PassCommit.now(), model: model)
         let waker = reactor.waker
         let journal = ReactorBound(value: self)
@@ -212,7 +207,7 @@ extension DaemonJournal: PassCommitHook {
                         + "later snapshot succeeds")
             }
             waker.post {
-                journal.value.snapshotRunning = false
+                journal.value.snapshots.finished()
                 guard case .success = result else { return }
                 journal.value.lastSnapshotSeq = seq
                 // Events that came while it ran may already make the next one due: it starts now, not at the next

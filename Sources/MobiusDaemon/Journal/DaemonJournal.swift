@@ -24,18 +24,15 @@ final class DaemonJournal {
     let readThread = BlockingWorker(name: "mobiusd-jread", stackSize: 1 << 20)
     var reactor: Reactor?
 
-    // Reactor-thread state, touched per pass: exclusivity checks are off (they were a tenth of the instructions of
-    // a one-at-a-time event with the rest of the pass's commit).
-    @exclusivity(unchecked) var committedSeq: UInt64 = 0
-    @exclusivity(unchecked) var eventsSinceSnapshot = 0
-    @exclusivity(unchecked) var bytesSinceSnapshot = 0
-    @exclusivity(unchecked) var snapshotRunning = false
-    @exclusivity(unchecked) var batchSyncScheduled = false
+    /// The last committed seq. This and the rest below are the reactor thread's.
+    var committedSeq: UInt64 = 0
+    var snapshots = SnapshotSchedule()
+    var batchSyncScheduled = false
     /// The kernel's background fdatasync for small `always` passes; `nil` where it is missing (the journal thread then
     /// syncs every pass) and for `batch`, `never` and `--ephemeral`.
     var backgroundSync: AsyncDataSync?
     /// The pass whose background fdatasync is running.
-    @exclusivity(unchecked) var syncing: SyncingPass?
+    var syncing: SyncingPass?
     var storageFailures: UInt64 = 0
     var lastSnapshotSeq: UInt64 = 0
     /// Reads the committed model (seq and JSON) for a snapshot.
@@ -89,7 +86,7 @@ final class DaemonJournal {
         catalog = outcome.catalog
         committedSeq = outcome.lastSeq
         lastSnapshotSeq = outcome.snapshot?.seq ?? 0
-        eventsSinceSnapshot = outcome.replayed
+        snapshots = SnapshotSchedule(eventsSince: outcome.replayed)
         writer = JournalWriter(
             directory: directory.path, catalog: outcome.catalog, segmentBytes: settings.segmentBytes,
             policy: settings.fsync, log: log)

@@ -2,6 +2,31 @@
 /// here without touching the disk, and with `--ephemeral` this is all the history there is. Owned by the reactor
 /// thread.
 final class RecentRecords {
+    /// The records themselves, one value: each call below touches it once.
+    private var held: HeldRecords
+
+    init(limit: Int) {
+        held = HeldRecords(limit: limit)
+    }
+
+    var limit: Int { held.limit }
+
+    /// The lowest seq held, or `nil` when empty.
+    var firstSeq: UInt64? { held.firstSeq }
+
+    /// Keeps a committed pass's records (`HeldRecords.append`).
+    func append(_ records: inout [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
+        held.append(&records, firstSeq: firstSeq, lastSeq: lastSeq)
+    }
+
+    /// Appends log lines from the records held (`HeldRecords.appendLines`).
+    func appendLines(from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]) -> UInt64? {
+        held.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output)
+    }
+}
+
+/// What `RecentRecords` holds: chunks of records in seq order, the oldest first from `head`.
+private struct HeldRecords {
     private struct Chunk {
         let firstSeq: UInt64
         var lastSeq: UInt64
@@ -14,10 +39,9 @@ final class RecentRecords {
     /// a chunk to find its next seq. A small window shares less (an eighth of it), so its bound stays close.
     private var sharedChunkBytes: Int { min(4096, limit / 8) }
 
-    // Reactor-thread state, touched per pass: exclusivity checks are off.
-    @exclusivity(unchecked) private var chunks: [Chunk] = []
-    @exclusivity(unchecked) private var head = 0
-    @exclusivity(unchecked) private var bytes = 0
+    private var chunks: [Chunk] = []
+    private var head = 0
+    private var bytes = 0
     let limit: Int
 
     init(limit: Int) {
@@ -30,7 +54,7 @@ final class RecentRecords {
     /// Keeps a committed pass's records, dropping the oldest beyond the bound (the newest pass always stays).
     /// A pass copied into the newest chunk leaves `records` as it was, for the caller to reuse its buffer; a pass
     /// that starts a chunk is taken over (`records` is left empty, without capacity).
-    func append(_ records: inout [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
+    mutating func append(_ records: inout [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
         guard limit > 0, !records.isEmpty else { return }
         bytes += records.count
         let last = chunks.count - 1
