@@ -16,13 +16,11 @@ final class Reactor {
     }
 
     private let epoll: Epoll
-    // Owned by the reactor thread; exclusivity checks are off for the state each round touches (see ClientConnection).
-    @exclusivity(unchecked) private var handlers = SlotTable<any ReactorHandler>()
-    @exclusivity(unchecked) private var timers = ReactorTimers()
+    private var handlers = SlotTable<any ReactorHandler>()
+    private var timers = ReactorTimers()
     private var roundEndHooks: [() -> Void] = []
-    @exclusivity(unchecked) private var running = false
-    /// Set when a handler or hook has more to do right away: the next wait does not sleep.
-    @exclusivity(unchecked) private var moreWork = false
+    /// What the round after this one does.
+    private var next = NextRound.wait
     let waker: ReactorWaker
     private var wakerRegistration: Registration?
 
@@ -81,15 +79,21 @@ final class Reactor {
 
     /// Asks for another round without sleeping (a handler stopped early to be fair to others).
     func requestAnotherRound() {
-        moreWork = true
+        if case .wait = next { next = .runAtOnce }
     }
 
     /// Runs rounds until `stop()`.
     func run() throws(SystemError) {
-        running = true
-        while running {
-            let timeout = nextTimeout()
-            moreWork = false
+        // A `stop()` before `run()` ended an earlier run, not this one.
+        if case .stop = next { next = .wait }
+        while true {
+            let timeout: Int32
+            switch next {
+            case .stop: return
+            case .runAtOnce: timeout = 0
+            case .wait: timeout = timeoutForTimers()
+            }
+            next = .wait
             try epoll.wait(timeoutMilliseconds: timeout) { token, events in
                 handlers[token]?.reactorReady(events)
             }
@@ -103,16 +107,26 @@ final class Reactor {
 
     /// Ends `run()` after the current round. Reactor thread only; other threads post it through `waker`.
     func stop() {
-        running = false
+        next = .stop
     }
 
-    private func nextTimeout() -> Int32 {
-        if moreWork { return 0 }
+    /// How long the next wait may sleep: until the next timer is due, or for ever.
+    private func timeoutForTimers() -> Int32 {
         guard let deadline = timers.nextDeadline else { return -1 }
         let now = SystemProcess.monotonicNanoseconds()
         guard deadline > now else { return 0 }
         // Rounded up: waking a little late is fine, waking early would spin until the deadline.
         let milliseconds = (deadline - now + 999_999) / 1_000_000
         return Int32(min(milliseconds, UInt64(Int32.max)))
+    }
+
+    /// What the round after the current one does.
+    private enum NextRound {
+        /// Waits for descriptors and timers.
+        case wait
+        /// A handler or hook has more to do right away: the wait does not sleep.
+        case runAtOnce
+        /// `stop()` was called: `run()` returns.
+        case stop
     }
 }
