@@ -15,6 +15,14 @@ public struct First<Model, Effect> {
     /// Whether this `First` carries any effects.
     @inlinable
     public var hasEffects: Bool { !effects.isEmpty }
+
+    /// Starts `model` from this `First` the way every Mobius loop does, and gives the effects to dispatch first, in
+    /// order. `MobiusController` and mobiusd's loop both start through here.
+    @inlinable
+    public func start(_ model: inout Model) -> [Effect] {
+        model = self.model
+        return effects
+    }
 }
 
 extension First: Sendable where Model: Sendable, Effect: Sendable {}

@@ -33,6 +33,15 @@ public struct Next<Model, Effect> {
     /// Neither a model change nor effects.
     @inlinable
     public static var noChange: Next { Next(model: nil, effects: []) }
+
+    /// Applies this `Next` to `model` the way every Mobius loop does: a new model replaces it, and `effects` follow
+    /// in order. Returns whether the model changed. `MobiusLoop` and mobiusd's loop both apply updates through here.
+    @inlinable
+    public func apply(to model: inout Model) -> Bool {
+        guard let newModel = self.model else { return false }
+        model = newModel
+        return true
+    }
 }
 
 extension Next: Sendable where Model: Sendable, Effect: Sendable {}

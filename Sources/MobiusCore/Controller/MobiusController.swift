@@ -191,6 +191,8 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
         } else {
             first = First(model: model)
         }
+        var startModel = model
+        let startEffects = first.start(&startModel)
 
         let box = MailboxBox<Event>()
         let queueKey = self.queueKey
@@ -207,7 +209,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
                 box.mailbox = mailbox
                 return mailbox.post
             }
-            .start(from: first.model, effects: first.effects)
+            .start(from: startModel, effects: startEffects)
         let mailbox = box.mailbox!
 
         let viewConnections = views.map { view -> any Disposable in

@@ -210,8 +210,8 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         logger?.willUpdate(model: model, event: event)
         let next = update.update(model: model, event: event)
         logger?.didUpdate(model: model, event: event, next: next)
-        if let newModel = next.model {
-            model = newModel
+        if next.apply(to: &model) {
+            let newModel = model
             let observers = state.withLock { state in
                 state.model = newModel
                 return state.observers

@@ -22,10 +22,7 @@ extension DBusSources {
                 worker.release(cost: delivery.cost)
                 let monitors = loop.monitorList
                 if !monitors.isEmpty {
-                    loop.trace(
-                        JSONLine.object([
-                            ("trace", "dbus"), ("source", .string(delivery.source)), ("event", delivery.event),
-                        ]), to: monitors)
+                    loop.trace(LoopLines.dbusTrace(source: delivery.source, event: delivery.event), to: monitors)
                 }
                 do {
                     let event = try loop.decodeEvent(delivery.event)

@@ -18,15 +18,14 @@ final class DaemonLoop<Model, Event, Effect> {
     /// The app's update is a plugin: a client's compact event reaches the loop as its text alone
     /// (`RequestState.eventsAsText`), and the app's own update is never called.
     let eventsAsText: Bool
-    /// The parts of the app a pass uses per event, held apart from `app`: reading them through `app` copied the
-    /// whole app value (every closure in it retained and released) for each event.
+    /// How a pass is computed from its inputs (the app's update among them).
+    let rules: PassRules<Model, Event, Effect>
+    /// The parts of the app the loop uses per event, held apart from `app` so that using one does not copy the
+    /// whole app value.
     let update: (Model, Event) throws -> Next<Model, Effect>
     let decodeEvent: (consuming JSONValue) throws -> Event
     let encodeModel: (Model) throws -> JSONValue
     let encodeEvent: (Event) -> JSONValue
-    let modelDepth: ModelDepthCheck
-    let epoch: String
-    let version: String
     let log: DaemonLog
     let stats: DaemonStats
     /// The committed state. Everything here is owned by the reactor thread.
@@ -42,8 +41,6 @@ final class DaemonLoop<Model, Event, Effect> {
     private var queuedSegments = EventSegments()
     /// Arrays of earlier passes, kept for their capacity.
     @exclusivity(unchecked) private var spare = PassBuffers<Event>()
-    /// Inputs of the pass being computed, not yet reached (for `status` queue depths).
-    private var passRemainder: ArraySlice<PassInput<Event>> = []
     /// How many inputs the queue takes before producers must wait.
     let capacity: Int
     /// Plugins with full queues hold the edges (control-socket clients, D-Bus sources, timers).
@@ -97,12 +94,10 @@ final class DaemonLoop<Model, Event, Effect> {
         self.decodeEvent = app.codec.decodeEvent
         self.encodeModel = app.codec.encodeModel
         self.encodeEvent = app.codec.encodeEvent
-        self.modelDepth = app.modelDepth
         self.capacity = max(1, capacity)
         self.stats = stats
         self.log = log
-        self.epoch = epoch
-        self.version = version
+        self.rules = PassRules(app: app, epoch: epoch, version: version, ephemeral: commitHook?.isEphemeral ?? false)
         self.state = LoopState(model: app.initialModel)
     }
 
@@ -208,13 +203,8 @@ final class DaemonLoop<Model, Event, Effect> {
     private func tracePluginState(_ runner: PluginRunner) {
         let monitors = audience.monitors
         guard !monitors.isEmpty else { return }
-        var members: [(String, JSONValue)] = [
-            ("trace", "plugin"), ("plugin", .string(runner.name)), ("state", .string(runner.state.rawValue)),
-        ]
-        if let problem = runner.lastProblem, runner.state != .running {
-            members.append(("reason", .string(problem)))
-        }
-        trace(JSONLine.object(members), to: monitors)
+        let reason = runner.state == .running ? nil : runner.lastProblem
+        trace(LoopLines.pluginTrace(name: runner.name, state: runner.state.rawValue, reason: reason), to: monitors)
     }
 
     /// Sends a trace line to these monitors (none before the loop has started).
@@ -362,10 +352,10 @@ final class DaemonLoop<Model, Event, Effect> {
     }
 
     private func begin(with first: First<Model, Effect>) {
-        state.model = first.model
+        let effects = first.start(&state.model)
         state.modelJSON = nil
         phase = .idle
-        outlets?.dispatcher?.dispatch(first.effects, trace: nil)
+        outlets?.dispatcher?.dispatch(effects, trace: nil)
     }
 
     // MARK: - Passes
@@ -532,12 +522,6 @@ final class DaemonLoop<Model, Event, Effect> {
         spare.keep(&records)
     }
 
-    /// An empty records buffer with an earlier pass's capacity.
-    func takeSpareRecords() -> [UInt8] { spare.takeRecords() }
-
-    /// An empty outputs array with an earlier pass's capacity.
-    func takeSpareOutputs() -> [PassOutput] { spare.takeOutputs() }
-
     /// Makes a computed pass the loop's state and hands out what it produced, in order: replies and traces, the
     /// newest model, effects.
     private func finish(_ work: consuming PassWork<Model, Effect>) {
@@ -562,7 +546,7 @@ final class DaemonLoop<Model, Event, Effect> {
                 work.effects,
                 trace: monitors.isEmpty
                     ? nil
-                    : { effect in sink.trace(JSONLine.object([("trace", "effect"), ("effect", effect)]), to: monitors) }
+                    : { effect in sink.trace(LoopLines.effectTrace(effect), to: monitors) }
             )
         }
     }
@@ -570,13 +554,13 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Publishes the current model to subscriptions and monitors.
     private func publish(to sink: any LoopOutputSink) {
         guard !audience.isEmpty, let modelValue = currentModelJSON() else { return }
-        let seqValue = JSONValue.number(JSONNumber(state.seq))
+        let seq = state.seq
         audience.subscriptions.publish(seq: state.seq, model: modelValue) { value, connections in
-            sink.publishModel(JSONLine.object([("seq", seqValue), ("model", value)]), to: connections)
+            sink.publishModel(LoopLines.modelChanged(seq: seq, model: value), to: connections)
         }
         let monitors = audience.monitors
         if !monitors.isEmpty {
-            sink.trace(JSONLine.object([("trace", "model"), ("seq", seqValue), ("model", modelValue)]), to: monitors)
+            sink.trace(LoopLines.modelTrace(seq: seq, model: modelValue), to: monitors)
         }
     }
 
@@ -588,33 +572,35 @@ final class DaemonLoop<Model, Event, Effect> {
         return encoded
     }
 
-    /// Why a model may not be kept.
-    struct DepthProblem: Error, CustomStringConvertible {
-        let description: String
+    // MARK: - What a pass starts from
+
+    /// Computes a pass over `inputs` from the committed state (`PassRules.compute`).
+    func compute(
+        _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
+        prepared: PreparedOutcomes<Model, Effect>? = nil
+    ) -> PassWork<Model, Effect> {
+        var start = PassStart(
+            state: state, audience: audience, recovery: started ? nil : recoveryTrouble ?? "replaying the journal",
+            outputs: spare.takeOutputs(), records: commitHook == nil ? nil : spare.takeRecords())
+        let reads = PassRules<Model, Event, Effect>.reads(of: inputs)
+        if reads.log { start.firstLoggedSeq = commitHook?.firstLoggedSeq }
+        if reads.status { start.surroundings = statusSurroundings() }
+        return rules.compute(inputs, from: start, mode: mode, prepared: prepared)
     }
 
-    /// The model's JSON form, or why it is too deep for JSON (its encoding failed, or it nests past the parser's
-    /// limit).
-    func encodedWithinDepth(_ model: Model) -> Result<JSONValue, DepthProblem> {
-        let encoded: JSONValue
-        do {
-            encoded = try encodeModel(model)
-        } catch {
-            return .failure(DepthProblem(description: "\(error)"))
-        }
-        if encoded.nests(deeperThan: JSONParser.defaultMaxDepth) {
-            return .failure(
-                DepthProblem(description: "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"))
-        }
-        return .success(encoded)
+    /// What `status` reports from outside the pass, now.
+    private func statusSurroundings() -> StatusSurroundings {
+        StatusSurroundings(
+            uptimeSeconds: Double(SystemProcess.monotonicNanoseconds() - stats.startedAt) / 1e9,
+            rejectedFromOtherSources: stats.sourceEventsRejected.load(ordering: .relaxed),
+            unhandledEffects: stats.unhandledEffects.load(ordering: .relaxed),
+            libraryErrors: stats.libraryErrors.load(ordering: .relaxed), capacity: capacity,
+            waiting: queueDepths(), dropped: droppedByInboxes(), members: statusMembers())
     }
 
-    // MARK: - Status support
-
-    /// Inputs not yet applied, by source kind (the rest of the current pass, the queue, and the inboxes).
+    /// Inputs waiting outside a pass, by source kind (the queue, edge inputs held back, and the inboxes).
     func queueDepths() -> [EventSourceKind: Int] {
         var depths: [EventSourceKind: Int] = [:]
-        for input in passRemainder { depths[input.sourceKind, default: 0] += 1 }
         for input in queue { depths[input.sourceKind, default: 0] += 1 }
         for input in heldEdgeInputs { depths[input.sourceKind, default: 0] += 1 }
         for inbox in inboxes { depths[inbox.kind, default: 0] += inbox.depth() }
@@ -630,11 +616,6 @@ final class DaemonLoop<Model, Event, Effect> {
             if count > 0 { dropped[inbox.kind, default: 0] += count }
         }
         return dropped
-    }
-
-    /// Sets the part of the current pass not yet reached (for `queueDepths`).
-    func setPassRemainder(_ remainder: ArraySlice<PassInput<Event>>) {
-        passRemainder = remainder
     }
 
     /// Who streams what as of the committed state, for a pass to start from.

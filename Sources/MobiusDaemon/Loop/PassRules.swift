@@ -1,0 +1,345 @@
+import MobiusCore
+import MobiusJSON
+
+/// What a pass starts from besides its inputs: the committed state and everything the pass's replies read.
+struct PassStart<Model> {
+    var state: LoopState<Model>
+    /// Who streams what before the pass.
+    var audience: Audience
+    /// The lowest seq `log` can send, or `nil` when there is no log (`log` is then `Unavailable`).
+    var firstLoggedSeq: UInt64?
+    /// What `status` reports from outside the loop; taken only for a pass that has a `status` request.
+    var surroundings: StatusSurroundings?
+    /// Why the loop has not started (the journal's replay waits), or `nil` once it has.
+    var recovery: String?
+    /// An empty outputs array to fill (an earlier pass's, for its capacity).
+    var outputs: [PassOutput] = []
+    /// An empty buffer for the pass's journal records, or `nil` when nothing is journaled.
+    var records: [UInt8]?
+}
+
+/// What `status` reports from outside the pass, taken just before it is computed.
+struct StatusSurroundings {
+    var uptimeSeconds: Double
+    var rejectedFromOtherSources: UInt64
+    var unhandledEffects: UInt64
+    var libraryErrors: UInt64
+    var capacity: Int
+    /// Inputs waiting outside the pass (the queue, edge inputs held back, the inboxes), by source kind.
+    var waiting: [EventSourceKind: Int]
+    /// Events inboxes refused because they were full, by source kind.
+    var dropped: [EventSourceKind: UInt64]
+    /// The `status` members of the parts around the loop.
+    var members: [(String, JSONValue)]
+}
+
+/// How a pass is computed: a pure function from (where it starts, its inputs) to `PassWork`, the values it will
+/// hand out once committed. The app's update is applied through MobiusCore's `Next.apply(to:)`, as `Mobius.loop` does.
+struct PassRules<Model, Event, Effect> {
+    let update: (Model, Event) throws -> Next<Model, Effect>
+    let encodeModel: (Model) throws -> JSONValue
+    let encodeEvent: (Event) -> JSONValue
+    let modelDepth: ModelDepthCheck
+    let appName: String
+    let epoch: String
+    let version: String
+    /// Whether nothing is kept on disk (`--ephemeral`), for `hello`.
+    let ephemeral: Bool
+
+    init(app: DaemonApp<Model, Event, Effect>, epoch: String, version: String, ephemeral: Bool) {
+        self.update = app.update
+        self.encodeModel = app.codec.encodeModel
+        self.encodeEvent = app.codec.encodeEvent
+        self.modelDepth = app.modelDepth
+        self.appName = app.name
+        self.epoch = epoch
+        self.version = version
+        self.ephemeral = ephemeral
+    }
+
+    /// Computes a pass over `inputs` from `start`, in order, touching nothing outside the returned value.
+    func compute(
+        _ inputs: [PassInput<Event>], from start: PassStart<Model>, mode: PassWork<Model, Effect>.Mode,
+        prepared: PreparedOutcomes<Model, Effect>? = nil
+    ) -> PassWork<Model, Effect> {
+        var work = PassWork<Model, Effect>(state: start.state, audience: start.audience)
+        work.prepared = prepared
+        work.outputs = start.outputs
+        if let records = start.records {
+            work.journal = PassCommit(expectedEvents: inputs.count, buffer: records)
+        }
+        inputs.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices { step(buffer, at: index, from: start, mode: mode, work: &work) }
+        }
+        return work
+    }
+
+    /// Which requests of a pass over `inputs` read more than the committed state: `status` (its surroundings) and
+    /// `log` (where the log starts).
+    static func reads(of inputs: [PassInput<Event>]) -> (status: Bool, log: Bool) {
+        var reads = (status: false, log: false)
+        for input in inputs {
+            guard case .request(let request, _) = input else { continue }
+            if case .status = request { reads.status = true }
+            if case .log = request { reads.log = true }
+        }
+        return reads
+    }
+
+    /// One input of `compute`, read in place from the pass's buffer (a `switch` over `inputs[index]` copied every
+    /// event's payload first).
+    private func step(
+        _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, from start: PassStart<Model>,
+        mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
+    ) {
+        switch inputs[index] {
+        case .event(let queued):
+            if case .rejectingEvents(let code, let message) = mode {
+                reject(code, message, ticket: queued.ticket, source: queued.source, work: &work)
+            } else if case .recovering(let cause) = mode {
+                reject(
+                    .unavailable, Self.recoveryMessage(cause), ticket: queued.ticket, source: queued.source,
+                    work: &work)
+            } else {
+                apply(
+                    queued.event, json: queued.json, text: queued.text, source: queued.source, ticket: queued.ticket,
+                    work: &work)
+            }
+        case .request(let request, let ticket):
+            if case .recovering(let cause) = mode, request.needsRecoveredState {
+                let line = JSONLine.error(.unavailable, Self.recoveryMessage(cause), line: ticket.line)
+                work.outputs.append(.reply(ticket.connection, .line(line)))
+                return
+            }
+            if case .control(let command) = request {
+                work.outputs.append(.control(ticket, command))
+                return
+            }
+            let reply: LoopReply
+            if case .status = request {
+                reply = .line(statusLine(work, from: start, notYetReached: inputs[(index + 1)...]))
+            } else {
+                reply = answer(request, ticket: ticket, from: start, work: &work)
+            }
+            work.outputs.append(.reply(ticket.connection, reply))
+        case .rejected(let code, let message, let ticket):
+            reject(code, message, ticket: ticket, source: .client, work: &work)
+        case .reply(let line, let ticket):
+            work.outputs.append(.reply(ticket.connection, .line(line)))
+        case .disconnected(let connection):
+            if start.audience.subscriptions.contains(connection)
+                || work.streamChanges.contains(where: { $0.subscribes(connection) })
+            {
+                work.subscriberCount -= 1
+            }
+            work.streamChanges.append(.disconnect(connection))
+            work.monitors.removeAll { $0 == connection }
+        }
+    }
+
+    private func apply(
+        _ event: Event, json: JSONValue?, text: ArraySlice<UInt8>?, source: EventSourceKind, ticket: ReplyTicket?,
+        work: inout PassWork<Model, Effect>
+    ) {
+        let next: Next<Model, Effect>
+        do {
+            if let prepared = work.prepared {
+                next = try prepared.next()
+            } else {
+                next = try update(work.state.model, event)
+            }
+        } catch {
+            let code = (error as? EventRejection)?.code ?? .invalidEvent
+            reject(code, EventRejection.message(for: error), ticket: ticket, source: source, work: &work)
+            return
+        }
+        if let model = next.model, case .eachEvent = modelDepth {
+            switch encodedWithinDepth(model) {
+            case .success(let encoded): work.state.modelJSON = encoded
+            case .failure(let problem):
+                reject(
+                    .invalidEvent, "the event would make the model too deep: \(problem.description)",
+                    ticket: ticket, source: source, work: &work)
+                return
+            }
+        } else if next.model != nil {
+            work.state.modelJSON = nil
+        }
+        if next.apply(to: &work.state.model) { work.modelChanged = true }
+        work.state.seq += 1
+        work.state.accepted += 1
+        if !next.effects.isEmpty { work.effects.append(contentsOf: next.effects) }
+        if let ticket {
+            work.outputs.append(.reply(ticket.connection, ticket.mode == .on ? .ack(work.state.seq) : .none))
+        }
+        let seq = work.state.seq
+        var eventJSON = json
+        if work.journal != nil {
+            if let text {
+                work.journal?.append(seq: seq, text: text)
+            } else {
+                let encoded = eventJSON ?? encodeEvent(event)
+                eventJSON = encoded
+                work.journal?.append(seq: seq, encoding: encoded)
+            }
+        }
+        if !work.monitors.isEmpty {
+            // The event as its sender wrote it: the JSON when kept, else the text parsed again.
+            let traced: JSONValue
+            if let eventJSON {
+                traced = eventJSON
+            } else if let text, let parsed = try? JSONWire.parse(text) {
+                traced = parsed
+            } else {
+                traced = encodeEvent(event)
+            }
+            let line = LoopLines.eventTrace(seq: seq, event: traced)
+            for monitor in work.monitors { work.outputs.append(.trace(monitor, line)) }
+        }
+    }
+
+    /// The `Unavailable` message of requests while recovery is stalled.
+    static func recoveryMessage(_ cause: String) -> String {
+        "recovery has not finished: \(cause); the model is not served until the journal is replayed"
+    }
+
+    private func reject(
+        _ code: ErrorCode, _ message: String, ticket: ReplyTicket?, source: EventSourceKind,
+        work: inout PassWork<Model, Effect>
+    ) {
+        work.state.rejected += 1
+        guard let ticket else {
+            work.unansweredRejections.append((source, message))
+            return
+        }
+        let reply: LoopReply = ticket.mode == .off ? .none : .line(JSONLine.error(code, message, line: ticket.line))
+        work.outputs.append(.reply(ticket.connection, reply))
+    }
+
+    // MARK: - Requests
+
+    private func answer(
+        _ request: LoopRequest, ticket: ReplyTicket, from start: PassStart<Model>, work: inout PassWork<Model, Effect>
+    ) -> LoopReply {
+        let seq = work.state.seq
+        switch request {
+        case .model(let path), .subscribe(let path):
+            guard let model = modelJSON(&work.state) else {
+                return .line(JSONLine.error(.internal, "the app could not encode its model", line: ticket.line))
+            }
+            let value = path.map { $0.value(in: model) ?? .null } ?? model
+            guard case .subscribe = request else { return .line(LoopLines.model(seq: seq, model: value)) }
+            if !start.audience.subscriptions.contains(ticket.connection)
+                && !work.streamChanges.contains(where: { $0.subscribes(ticket.connection) })
+            {
+                work.subscriberCount += 1
+            }
+            work.streamChanges.append(.subscribe(ticket.connection, path: path, value: value, seq: seq))
+            return .line(LoopLines.subscribed(seq: seq, epoch: epoch, model: value))
+        case .ping:
+            return .line(LoopLines.ok(seq: seq))
+        case .hello:
+            return .line(LoopLines.hello(version: version, app: appName, epoch: epoch, seq: seq, ephemeral: ephemeral))
+        case .log(let request):
+            return logReply(request, ticket: ticket, firstKept: start.firstLoggedSeq, work: &work)
+        case .monitor:
+            if !work.monitors.contains(ticket.connection) { work.monitors.append(ticket.connection) }
+            work.streamChanges.append(.monitor(ticket.connection))
+            return .line(LoopLines.ok(seq: seq))
+        case .status, .control:
+            // `step` answers `status` and makes a control command an output of the pass; neither gets here.
+            return .line(JSONLine.error(.internal, "a request was answered out of turn", line: ticket.line))
+        }
+    }
+
+    /// The first reply of `log` (docs/protocol.md 1.2), and the stream to start once the pass is out.
+    private func logReply(
+        _ request: LogRequest, ticket: ReplyTicket, firstKept: UInt64?, work: inout PassWork<Model, Effect>
+    ) -> LoopReply {
+        guard let firstKept else {
+            return .line(JSONLine.error(.unavailable, "this daemon keeps no event log", line: ticket.line))
+        }
+        let head = work.state.seq
+        let wanted = request.since == .max ? request.since : request.since + 1
+        let from = max(wanted, firstKept)
+        work.streamChanges.append(
+            .log(
+                ticket.connection,
+                LogStreamStart(from: from, stopAfter: request.follow ? nil : head, limit: request.limit)))
+        return .line(LoopLines.logStarted(seq: head, epoch: epoch, from: from, compacted: wanted < firstKept))
+    }
+
+    /// The JSON form of a pass's model, cached in its state.
+    private func modelJSON(_ state: inout LoopState<Model>) -> JSONValue? {
+        if let cached = state.modelJSON { return cached }
+        guard let encoded = try? encodeModel(state.model) else { return nil }
+        state.modelJSON = encoded
+        return encoded
+    }
+
+    private func statusLine(
+        _ work: PassWork<Model, Effect>, from start: PassStart<Model>,
+        notYetReached: UnsafeBufferPointer<PassInput<Event>>.SubSequence
+    ) -> [UInt8] {
+        guard let around = start.surroundings else {
+            preconditionFailure("a pass with a status request was computed without its surroundings")
+        }
+        var depths = around.waiting
+        for input in notYetReached { depths[input.sourceKind, default: 0] += 1 }
+        var queues: [(String, JSONValue)] = [("capacity", .number(JSONNumber(around.capacity)))]
+        for kind in EventSourceKind.allCases {
+            queues.append((kind.rawValue, .number(JSONNumber(depths[kind] ?? 0))))
+        }
+        queues.append(
+            ("dropped", .object(JSONObject(around.dropped.map { ($0.key.rawValue, .number(JSONNumber($0.value))) }))))
+        var members: [(String, JSONValue)] = [
+            ("app", .string(appName)),
+            ("seq", .number(JSONNumber(work.state.seq))),
+            ("epoch", .string(epoch)),
+            ("version", .string(version)),
+            ("uptime", .number(JSONNumber((around.uptimeSeconds * 1000).rounded() / 1000) ?? JSONNumber(0))),
+            ("subscribers", .number(JSONNumber(work.subscriberCount))),
+            ("monitors", .number(JSONNumber(work.monitors.count))),
+            (
+                "events",
+                .object([
+                    "accepted": .number(JSONNumber(work.state.accepted)),
+                    "rejected": .number(JSONNumber(work.state.rejected)),
+                    "rejectedFromOtherSources": .number(JSONNumber(around.rejectedFromOtherSources)),
+                ])
+            ),
+            (
+                "effects",
+                .object([
+                    "unhandled": .number(JSONNumber(around.unhandledEffects)),
+                    "libraryErrors": .number(JSONNumber(around.libraryErrors)),
+                ])
+            ),
+            ("queues", .object(JSONObject(queues))),
+        ]
+        if let recovery = start.recovery { members.append(("recovery", .string(recovery))) }
+        members.append(contentsOf: around.members)
+        return LoopLines.status(members)
+    }
+
+    /// Why a model may not be kept.
+    struct DepthProblem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The model's JSON form, or why it is too deep for JSON (its encoding failed, or it nests past the parser's
+    /// limit).
+    func encodedWithinDepth(_ model: Model) -> Result<JSONValue, DepthProblem> {
+        let encoded: JSONValue
+        do {
+            encoded = try encodeModel(model)
+        } catch {
+            return .failure(DepthProblem(description: "\(error)"))
+        }
+        if encoded.nests(deeperThan: JSONParser.defaultMaxDepth) {
+            return .failure(
+                DepthProblem(description: "its JSON form would nest deeper than \(JSONParser.defaultMaxDepth) levels"))
+        }
+        return .success(encoded)
+    }
+}
