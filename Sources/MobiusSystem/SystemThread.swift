@@ -36,7 +36,7 @@ package enum SystemThread {
         let sizeResult = pthread_attr_setstacksize(&attributes, max(stackSize, Int(PTHREAD_STACK_MIN)))
         guard sizeResult == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
-            throw SystemError(errno: sizeResult, operation: "pthread_attr_setstacksize", subject: name)
+            throw SystemError(errno: Errno(rawValue: sizeResult), operation: "pthread_attr_setstacksize", subject: name)
         }
         var thread = pthread_t()
         let result = pthread_create(
@@ -49,7 +49,7 @@ package enum SystemThread {
             }, start)
         guard result == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
-            throw SystemError(errno: result, operation: "pthread_create", subject: name)
+            throw SystemError(errno: Errno(rawValue: result), operation: "pthread_create", subject: name)
         }
         if !joinable { pthread_detach(thread) }
         return Handle(thread: thread)
