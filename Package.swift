@@ -46,10 +46,12 @@ let package = Package(
             path: "Benchmarks/JSONBench"
         ),
         .executableTarget(
-            name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem", "MobiusTestSupport"], path: "Benchmarks/DaemonBench",
+            name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem", "MobiusTestSupport"],
+            path: "Benchmarks/DaemonBench",
             exclude: ["README.md"]),
         .executableTarget(
-            name: "mobiusd-systemd-bench", dependencies: ["MobiusSystem", "MobiusTestSupport"], path: "Benchmarks/SystemdBench",
+            name: "mobiusd-systemd-bench", dependencies: ["MobiusSystem", "MobiusTestSupport"],
+            path: "Benchmarks/SystemdBench",
             exclude: ["README.md"]),
         .target(
             name: "TodoApp", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
@@ -80,7 +82,8 @@ let package = Package(
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
         .testTarget(
-            name: "MobiusDaemonTests", dependencies: ["MobiusDaemon", "MobiusJSON", "MobiusSystem", "MobiusTestSupport"]),
+            name: "MobiusDaemonTests",
+            dependencies: ["MobiusDaemon", "MobiusJSON", "MobiusSystem", "MobiusTestSupport"]),
         // A typed app with two Swift routes for one effect, for the integration tests.
         .executableTarget(
             name: "mobiusd-fixture-route-conflict", dependencies: ["MobiusCore", "MobiusDaemon"],
@@ -98,7 +101,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "MobiusJSON", "MobiusSystem", "MobiusTestSupport", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
+                "MobiusJSON", "MobiusSystem", "MobiusTestSupport", "mobiusd", "mobiusctl",
+                "mobiusd-fixture-route-conflict",
                 "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy", "todo-daemon", "door-lock",
             ]),
         // Plugins: the Swift SDK, the plugins written with it, and the SDK's tests with their fixture plugin.
@@ -115,7 +119,8 @@ let package = Package(
         .testTarget(
             name: "MobiusPluginTests",
             dependencies: [
-                "MobiusPlugin", "MobiusJSON", "MobiusSystem", "MobiusTestSupport", "mobiusd-fixture-plugin", "mobiusd-beep",
+                "MobiusPlugin", "MobiusJSON", "MobiusSystem", "MobiusTestSupport", "mobiusd-fixture-plugin",
+                "mobiusd-beep",
             ]),
     ]
 )

@@ -16,7 +16,8 @@ package final class AsyncDataSync {
         let probe = try FileSystem.openDirectory(directory)
         defer { probe.close() }
         try submit(probe)
-        guard case .success(true) = Syscall.pollReadable(completion.fd.rawValue, timeoutMilliseconds: timeoutMilliseconds)
+        guard
+            case .success(true) = Syscall.pollReadable(completion.fd.rawValue, timeoutMilliseconds: timeoutMilliseconds)
         else { throw SystemError(errno: .timedOut, operation: "io_submit fdatasync", subject: probe.description) }
         let outcome = reap(probe)
         completion.drain()

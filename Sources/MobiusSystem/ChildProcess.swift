@@ -76,6 +76,7 @@ package struct ChildProcess: Sendable {
     /// Blocks until the child ends and reaps it. The corresponding C function is `waitpid`.
     /// - Throws: `SystemError` (ECHILD) when it was already reaped.
     package func waitForExit() throws(SystemError) -> Termination {
-        Termination(waitStatus: try Syscall.waitpid(processID, blocking: true).get("waitpid", "process \(processID)").status)
+        Termination(
+            waitStatus: try Syscall.waitpid(processID, blocking: true).get("waitpid", "process \(processID)").status)
     }
 }

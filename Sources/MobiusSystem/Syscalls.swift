@@ -68,8 +68,9 @@ extension Syscall {
         }
     }
 
-    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, at offset: Int64) -> Result<Int, Errno>
-    {
+    static func pread(
+        _ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, at offset: Int64
+    ) -> Result<Int, Errno> {
         attempt(.pread, fd: fd, count: count) { Glibc.pread(fd, buffer, $0, off_t(offset)) }
     }
 
@@ -355,7 +356,7 @@ extension Syscall {
     static var epollError: UInt32 { MOBIUSD_EPOLLERR }
 
     static func epollCreate() -> Result<Int32, Errno> {
-        attempt(.epoll_create1) { _ in epoll_create1(MOBIUSD_EPOLL_CLOEXEC) }
+        attempt(.epollCreate) { _ in epoll_create1(MOBIUSD_EPOLL_CLOEXEC) }
     }
 
     enum EpollOperation {
@@ -374,7 +375,7 @@ extension Syscall {
             case .modify: EPOLL_CTL_MOD
             case .remove: EPOLL_CTL_DEL
             }
-        return status(.epoll_ctl, fd: fd) { epoll_ctl(epoll, code, fd, &event) }
+        return status(.epollControl, fd: fd) { epoll_ctl(epoll, code, fd, &event) }
     }
 
     /// Waits up to `timeoutMilliseconds` and calls `body` with each ready registration's token and events. A signal
@@ -382,7 +383,7 @@ extension Syscall {
     static func epollWait(
         _ epoll: Int32, _ events: inout [EpollEvent], timeoutMilliseconds: Int32, _ body: (UInt64, UInt32) -> Void
     ) -> Result<Void, Errno> {
-        if case .fail(let errno)? = SystemCallFaults.fault(.epoll_wait, fd: epoll, path: nil) {
+        if case .fail(let errno)? = SystemCallFaults.fault(.epollWait, fd: epoll, path: nil) {
             return errno == .interrupted ? .success(()) : .failure(errno)
         }
         let count = events.withUnsafeMutableBufferPointer { buffer in
@@ -431,7 +432,7 @@ extension Syscall {
 
     /// A Linux AIO context for one request (`io_setup`).
     static func aioSetup() -> Result<UInt64, Errno> {
-        if case .fail(let errno)? = SystemCallFaults.fault(.io_setup, fd: -1, path: nil) { return .failure(errno) }
+        if case .fail(let errno)? = SystemCallFaults.fault(.aioSetup, fd: -1, path: nil) { return .failure(errno) }
         var created: UInt64 = 0
         let status = mobiusd_aio_setup(1, &created)
         return status == 0 ? .success(created) : .failure(Errno(rawValue: -status))
@@ -439,7 +440,7 @@ extension Syscall {
 
     /// Submits an fdatasync of `fd` whose completion signals the eventfd `completion` (`io_submit`).
     static func aioSubmitDataSync(_ context: UInt64, _ fd: Int32, completion: Int32) -> Result<Void, Errno> {
-        if case .fail(let errno)? = SystemCallFaults.fault(.io_submit, fd: fd, path: nil) { return .failure(errno) }
+        if case .fail(let errno)? = SystemCallFaults.fault(.aioSubmit, fd: fd, path: nil) { return .failure(errno) }
         let status = mobiusd_aio_submit_fdsync(context, fd, completion)
         return status == 0 ? .success(()) : .failure(Errno(rawValue: -status))
     }
@@ -447,7 +448,7 @@ extension Syscall {
     /// The result of the completed request (0, or -errno of the sync itself), or `nil` while it runs
     /// (`io_getevents` without waiting).
     static func aioReap(_ context: UInt64) -> Result<Int64?, Errno> {
-        if case .fail(let errno)? = SystemCallFaults.fault(.io_getevents, fd: -1, path: nil) { return .failure(errno) }
+        if case .fail(let errno)? = SystemCallFaults.fault(.aioGetEvents, fd: -1, path: nil) { return .failure(errno) }
         var result: Int64 = 0
         let reaped = mobiusd_aio_reap(context, &result)
         if reaped < 0 { return .failure(Errno(rawValue: -reaped)) }
@@ -480,7 +481,7 @@ extension Syscall {
         _ arguments: [String], standardInput: String, standardOutput: String, standardError: String,
         workingDirectory: String?, environment: [String: String]?
     ) -> Result<Int32, Errno> {
-        if case .fail(let errno)? = SystemCallFaults.fault(.posix_spawnp, fd: -1, path: arguments[0]) {
+        if case .fail(let errno)? = SystemCallFaults.fault(.posixSpawn, fd: -1, path: arguments[0]) {
             return .failure(errno)
         }
         var actions = posix_spawn_file_actions_t()
@@ -593,10 +594,15 @@ extension Syscall {
 
     /// A pidfd for `pid`, close-on-exec.
     static func pidFD(_ pid: Int32) -> Result<Int32, Errno> {
-        attempt(.pidfd_open) { _ in mobiusd_pidfd_open(pid) }.map { fd in
+        attempt(.pidfdOpen) { _ in mobiusd_pidfd_open(pid) }.map { fd in
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             return fd
         }
+    }
+
+    /// Names the calling thread (at most 15 bytes show) for `top`, `ps` and debuggers.
+    static func setThreadName(_ name: String) {
+        name.withCString { mobiusd_set_thread_name($0) }
     }
 
     static var userID: UInt32 { getuid() }

@@ -2,10 +2,17 @@ internal import Synchronization
 
 /// The system calls that go through the fault seam, named after their C functions.
 package enum SystemCall: String, Sendable, CaseIterable {
-    case accept4, access, bind, chmod, chown, connect, dup2, epoll_create1, epoll_ctl, epoll_wait, eventfd, fcntl
-    case fdatasync, flock, fstat, fsync, ftruncate, getrlimit, getsockopt, io_getevents, io_setup, io_submit, kill
-    case listen, lstat, mkdir, open, opendir, pidfd_open, pipe2, poll, posix_spawnp, pread, pwrite, read, readdir
+    case accept4, access, bind, chmod, chown, connect, dup2, eventfd, fcntl, fdatasync, flock, fstat, fsync, ftruncate
+    case getrlimit, getsockopt, kill, listen, lstat, mkdir, open, opendir, pipe2, poll, pread, pwrite, read, readdir
     case readlink, rename, send, setrlimit, setsockopt, signalfd, socket, spawn, stat, unlink, waitpid, write
+    case epollCreate = "epoll_create1"
+    case epollControl = "epoll_ctl"
+    case epollWait = "epoll_wait"
+    case aioSetup = "io_setup"
+    case aioSubmit = "io_submit"
+    case aioGetEvents = "io_getevents"
+    case pidfdOpen = "pidfd_open"
+    case posixSpawn = "posix_spawnp"
 }
 
 /// One wrapped call as the seam sees it, before it reaches the kernel.

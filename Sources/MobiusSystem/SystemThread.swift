@@ -1,4 +1,3 @@
-internal import CLinux
 internal import Glibc
 
 /// Starts named POSIX threads running closures (no Foundation). Every thread the daemon starts names its stack
@@ -43,7 +42,7 @@ package enum SystemThread {
             &thread, &attributes,
             { raw in
                 let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-                start.name.withCString { mobiusd_set_thread_name($0) }
+                Syscall.setThreadName(start.name)
                 start.body()
                 return nil
             }, start)
