@@ -72,7 +72,7 @@ package struct PipedProcess: Sendable {
         switch Syscall.pidFD(pid) {
         case .success(let fd): pidFD = fd
         case .failure(let errno):
-            _ = Syscall.kill(-pid, Syscall.killSignal)
+            _ = Syscall.kill(-pid, ChildProcess.Signal.kill.rawValue)
             _ = Syscall.waitpid(pid, blocking: true)
             closeAll([stdin.write, stdout.read, stderr.read])
             throw SystemError(errno: errno, operation: "pidfd_open", subject: "process \(pid)")

@@ -609,7 +609,6 @@ extension Syscall {
     static var effectiveGroupID: UInt32 { getegid() }
     static var processID: Int32 { getpid() }
     static var pageSize: Int { Int(sysconf(Int32(_SC_PAGESIZE))) }
-    static var killSignal: Int32 { SIGKILL }
 
     static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
@@ -626,9 +625,14 @@ extension Syscall {
         return entries
     }
 
-    /// Ignores SIGPIPE (true) or SIGXFSZ (false) process-wide.
-    static func ignore(brokenPipe: Bool) {
-        signal(brokenPipe ? SIGPIPE : SIGXFSZ, SIG_IGN)
+    /// The signals the process ignores.
+    enum IgnoredSignal {
+        case brokenPipe, fileSizeLimit
+    }
+
+    /// Ignores `ignored` (SIGPIPE, SIGXFSZ) process-wide.
+    static func ignore(_ ignored: IgnoredSignal) {
+        signal(ignored == .brokenPipe ? SIGPIPE : SIGXFSZ, SIG_IGN)
     }
 
     /// Catches SIGINT with `handler`, without `SA_RESTART`.

@@ -36,13 +36,13 @@ package enum SystemProcess {
 
     /// Ignores SIGPIPE process-wide: a client that hangs up must never kill the daemon.
     package static func ignoreBrokenPipe() {
-        Syscall.ignore(brokenPipe: true)
+        Syscall.ignore(.brokenPipe)
     }
 
     /// Ignores SIGXFSZ process-wide: a write past RLIMIT_FSIZE then fails with EFBIG, which the journal turns into
     /// `StorageFailure`, instead of killing the daemon.
     package static func ignoreFileSizeLimitSignal() {
-        Syscall.ignore(brokenPipe: false)
+        Syscall.ignore(.fileSizeLimit)
     }
 
     /// Exits the process at once with `code`.
