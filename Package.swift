@@ -21,6 +21,9 @@ let package = Package(
         .target(name: "MobiusJSON"),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(name: "MobiusSystem", dependencies: ["CLinux"]),
+        // Scratch directories, socket pairs, process usage, sleeping and fault injection for tests and benchmarks;
+        // no production binary links it.
+        .target(name: "MobiusTestSupport", dependencies: ["MobiusSystem", "CLinux"]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd"),
         .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(
@@ -43,10 +46,12 @@ let package = Package(
             path: "Benchmarks/JSONBench"
         ),
         .executableTarget(
-            name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem"], path: "Benchmarks/DaemonBench",
+            name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem", "MobiusTestSupport"],
+            path: "Benchmarks/DaemonBench",
             exclude: ["README.md", "callgrind.sh"]),
         .executableTarget(
-            name: "mobiusd-systemd-bench", dependencies: ["MobiusSystem"], path: "Benchmarks/SystemdBench",
+            name: "mobiusd-systemd-bench", dependencies: ["MobiusSystem", "MobiusTestSupport"],
+            path: "Benchmarks/SystemdBench",
             exclude: ["README.md"]),
         .target(
             name: "TodoApp", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON"],
@@ -76,14 +81,17 @@ let package = Package(
         .testTarget(name: "MobiusJSONTests", dependencies: ["MobiusJSON"]),
         .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
-        .testTarget(name: "MobiusDaemonTests", dependencies: ["MobiusDaemon", "MobiusJSON", "MobiusSystem"]),
+        .testTarget(
+            name: "MobiusDaemonTests",
+            dependencies: ["MobiusDaemon", "MobiusJSON", "MobiusSystem", "MobiusTestSupport"]),
         // A typed app with two Swift routes for one effect, for the integration tests.
         .executableTarget(
             name: "mobiusd-fixture-route-conflict", dependencies: ["MobiusCore", "MobiusDaemon"],
             path: "Tests/Fixtures/RouteConflictApp"),
         // A JSON app whose update blocks on a FIFO on request, for the watchdog tests.
         .executableTarget(
-            name: "mobiusd-fixture-wedge", dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON", "MobiusSystem"],
+            name: "mobiusd-fixture-wedge",
+            dependencies: ["MobiusCore", "MobiusDaemon", "MobiusJSON", "MobiusSystem", "MobiusTestSupport"],
             path: "Tests/Fixtures/WedgeApp"),
         // A JSON app that records every event, for the D-Bus integration tests.
         .executableTarget(
@@ -93,7 +101,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "MobiusJSON", "MobiusSystem", "mobiusd", "mobiusctl", "mobiusd-fixture-route-conflict",
+                "MobiusJSON", "MobiusSystem", "MobiusTestSupport", "mobiusd", "mobiusctl",
+                "mobiusd-fixture-route-conflict",
                 "mobiusd-fixture-wedge", "mobiusd-fixture-dbus-recorder", "power-policy", "todo-daemon", "door-lock",
             ]),
         // Plugins: the Swift SDK, the plugins written with it, and the SDK's tests with their fixture plugin.
@@ -109,7 +118,10 @@ let package = Package(
             exclude: ["README.md"]),
         .testTarget(
             name: "MobiusPluginTests",
-            dependencies: ["MobiusPlugin", "MobiusJSON", "MobiusSystem", "mobiusd-fixture-plugin", "mobiusd-beep"]),
+            dependencies: [
+                "MobiusPlugin", "MobiusJSON", "MobiusSystem", "MobiusTestSupport", "mobiusd-fixture-plugin",
+                "mobiusd-beep",
+            ]),
     ]
 )
 

@@ -1,5 +1,6 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 
 /// The whole benchmark: per run, a fresh mobiusd and redis-server, then the selected scenarios against both in
 /// `Scenario` order, alternating which server goes first.

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 import Synchronization
 
 /// Scenarios 7 and 8: durability. mobiusd with a state directory and `fsync: "always"` (each ack after the

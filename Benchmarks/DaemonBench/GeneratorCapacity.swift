@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// Shows the load generator is not the bottleneck: the same chunked writer thread and line-counting reader, joined
 /// by a socketpair with no server in between, must move far more messages per second than either server handles.

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// Scenario 5: what a freshly started server costs while nobody talks to it. Start-up time comes from
 /// `ServerProcess.start`; RSS is read 200 ms after the server accepted its first connection; then CPU time and

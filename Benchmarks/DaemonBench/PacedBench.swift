@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// Scenario 6: what an event costs the server at a realistic rate. One connection sends one event per slot of a
 /// fixed period and waits for its reply before the next; the client sleeps to each slot's absolute deadline

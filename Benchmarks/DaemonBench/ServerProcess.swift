@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// A server the benchmark started: spawned with stdout discarded and stderr in a log file, ready once its socket
 /// accepts a connection, stopped with SIGTERM.

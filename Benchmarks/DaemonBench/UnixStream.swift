@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// One AF_UNIX stream connection of the load generator. A value type over a file descriptor: copies share it,
 /// `close()` ends it.

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// One mobiusd started as systemd would start it for the benchmark: its own NOTIFY_SOCKET listener, optional
 /// WATCHDOG_USEC, and the time from `posix_spawn` to its READY=1.

@@ -2,6 +2,7 @@
 // ≤ 50 ms), without and with a state directory, and the CPU an idle daemon spends on its watchdog pings.
 // Usage: mobiusd-systemd-bench --mobiusd PATH [--runs N] [--idle-seconds S]
 import MobiusSystem
+import MobiusTestSupport
 
 var mobiusd = ""
 var runs = 5

@@ -1,5 +1,5 @@
 // Linux calls that Swift's Glibc module does not expose (GNU extensions and headers outside its map).
-// Only MobiusDaemon/System imports this module.
+// Only MobiusSystem's Syscalls.swift imports this module (and MobiusTestSupport, which no production binary links).
 #ifndef MOBIUSD_CLINUX_SHIM_H
 #define MOBIUSD_CLINUX_SHIM_H
 

@@ -1,6 +1,3 @@
-internal import CLinux
-internal import Glibc
-
 /// A process this one started: stdin, stdout and stderr from files (stdin /dev/null unless given), reaped with
 /// `waitpid`.
 /// The child gets an empty signal mask, default signal dispositions and no descriptor but 0-2, whatever this
@@ -55,86 +52,31 @@ package struct ChildProcess: Sendable {
         standardError: String = "/dev/null", workingDirectory: String? = nil, environment: [String: String]? = nil
     ) throws(SystemError) -> ChildProcess {
         precondition(!arguments.isEmpty, "ChildProcess.spawn needs a program")
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let output = O_WRONLY | O_CREAT | O_TRUNC
-        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, output, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, standardError, output, 0o644)
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
-        if let workingDirectory {
-            // After the opens, so relative output paths mean what they mean to the caller.
-            _ = addChangeDirectory(&actions, workingDirectory)
-        }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { variables in variables.map { strdup("\($0.key)=\($0.value)") } + [nil] }
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp ?? [] { free(pointer) }
-        }
-        var pid: pid_t = 0
-        // posix_spawnp returns the error number instead of setting errno.
-        let result =
-            if let envp {
-                posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-            } else {
-                posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
-            }
-        guard result == 0 else { throw SystemError(errno: result, operation: "posix_spawnp", subject: arguments[0]) }
+        let pid = try Syscall.spawn(
+            arguments, standardInput: standardInput, standardOutput: standardOutput, standardError: standardError,
+            workingDirectory: workingDirectory, environment: environment
+        ).get("posix_spawnp", arguments[0])
         return ChildProcess(processID: pid)
     }
-
-    private typealias AddChangeDirectory =
-        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-
-    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29+), which neither the Glibc module nor CLinux declares
-    /// (it sits behind `_GNU_SOURCE`); looked up once.
-    private static let addChangeDirectory: AddChangeDirectory = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else {
-            fatalError("glibc without posix_spawn_file_actions_addchdir_np (needs 2.29+)")
-        }
-        return unsafeBitCast(symbol, to: AddChangeDirectory.self)
-    }()
 
     /// Sends `signal` to the child. The corresponding C function is `kill`.
     /// - Throws: `SystemError` (ESRCH) when the child has already been reaped.
     package func send(_ signal: Signal) throws(SystemError) {
-        guard Glibc.kill(processID, signal.rawValue) == 0 else {
-            throw SystemError.current("kill", "process \(processID)")
-        }
+        try Syscall.kill(processID, signal.rawValue).get("kill", "process \(processID)")
     }
 
     /// How the child ended, reaping it, or `nil` while it runs. The corresponding C function is `waitpid` with
     /// `WNOHANG`.
     /// - Throws: `SystemError` (ECHILD) when it was already reaped.
     package func termination() throws(SystemError) -> Termination? {
-        var status: Int32 = 0
-        let result = retryingOnInterrupt { waitpid(processID, &status, WNOHANG) }
-        if result == 0 { return nil }
-        guard result == processID else { throw SystemError.current("waitpid", "process \(processID)") }
-        return Termination(waitStatus: status)
+        let (pid, status) = try Syscall.waitpid(processID, blocking: false).get("waitpid", "process \(processID)")
+        return pid == 0 ? nil : Termination(waitStatus: status)
     }
 
     /// Blocks until the child ends and reaps it. The corresponding C function is `waitpid`.
     /// - Throws: `SystemError` (ECHILD) when it was already reaped.
     package func waitForExit() throws(SystemError) -> Termination {
-        var status: Int32 = 0
-        guard retryingOnInterrupt({ waitpid(processID, &status, 0) }) == processID else {
-            throw SystemError.current("waitpid", "process \(processID)")
-        }
-        return Termination(waitStatus: status)
+        Termination(
+            waitStatus: try Syscall.waitpid(processID, blocking: true).get("waitpid", "process \(processID)").status)
     }
 }

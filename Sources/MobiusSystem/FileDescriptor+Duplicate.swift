@@ -1,12 +1,8 @@
-internal import Glibc
-
 extension FileDescriptor {
     /// Makes `target` another descriptor for this open file, closing what `target` was. The corresponding C
     /// function is `dup2`.
     package func duplicate(onto target: FileDescriptor) throws(SystemError) {
-        guard retryingOnInterrupt({ dup2(rawValue, target.rawValue) }) >= 0 else {
-            throw SystemError.current("dup2", "\(description) onto \(target)")
-        }
+        _ = try Syscall.dup2(rawValue, onto: target.rawValue).get("dup2", "\(description) onto \(target)")
     }
 
     /// Standard input.

@@ -1,5 +1,3 @@
-internal import Glibc
-
 extension FileDescriptor {
     /// How `openFile` opens a file.
     package enum FileAccess: Sendable {
@@ -16,19 +14,7 @@ extension FileDescriptor {
     /// Opens a regular file, close-on-exec, without following a final symlink for new files. The corresponding C
     /// function is `open`.
     package static func openFile(_ path: String, _ access: FileAccess) throws(SystemError) -> FileDescriptor {
-        let raw: Int32
-        switch access {
-        case .readOnly:
-            raw = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
-        case .readWrite:
-            raw = retryingOnInterrupt { open(path, O_RDWR | O_CLOEXEC) }
-        case .readWriteCreating(let mode):
-            raw = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode_t(mode)) }
-        case .createNew(let mode):
-            raw = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode)) }
-        }
-        guard raw >= 0 else { throw SystemError.current("open", path) }
-        return FileDescriptor(rawValue: raw)
+        FileDescriptor(rawValue: try Syscall.open(path, access).get("open", path))
     }
 
     /// Writes all of `bytes` at `offset`, leaving the file position alone. A short write is continued; the first
@@ -36,14 +22,10 @@ extension FileDescriptor {
     package func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let count = retryingOnInterrupt {
-                pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            }
-            guard count > 0 else {
-                throw count == 0
-                    ? SystemError(errno: EIO, operation: "pwrite", subject: description)
-                    : SystemError.current("pwrite", description)
-            }
+            let count = try Syscall.pwrite(
+                rawValue, bytes.baseAddress! + done, bytes.count - done, at: offset + Int64(done)
+            ).get("pwrite", description)
+            guard count > 0 else { throw SystemError(errno: .ioError, operation: "pwrite", subject: description) }
             done += count
         }
     }
@@ -57,46 +39,40 @@ extension FileDescriptor {
     /// Reads up to `buffer.count` bytes at `offset`; returns how many (0 at the end of the file). The corresponding
     /// C function is `pread`.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
-        let count = retryingOnInterrupt { pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
-        guard count >= 0 else { throw SystemError.current("pread", description) }
-        return count
+        try Syscall.pread(rawValue, buffer.baseAddress, buffer.count, at: offset).get("pread", description)
     }
 
     /// Flushes the file's data (and the metadata needed to read it back, such as its size) to stable storage.
     /// The corresponding C function is `fdatasync`.
     package func synchronizeData() throws(SystemError) {
-        guard retryingOnInterrupt({ fdatasync(rawValue) }) == 0 else {
-            throw SystemError.current("fdatasync", description)
-        }
+        try Syscall.fdatasync(rawValue).get("fdatasync", description)
     }
 
     /// Flushes the file's data and metadata to stable storage (for a directory: its entries). The corresponding C
     /// function is `fsync`.
     package func synchronize() throws(SystemError) {
-        guard retryingOnInterrupt({ fsync(rawValue) }) == 0 else { throw SystemError.current("fsync", description) }
+        try Syscall.fsync(rawValue).get("fsync", description)
     }
 
     /// Cuts the file to `length` bytes. The corresponding C function is `ftruncate`.
     package func truncate(to length: Int64) throws(SystemError) {
-        guard retryingOnInterrupt({ ftruncate(rawValue, off_t(length)) }) == 0 else {
-            throw SystemError.current("ftruncate", description)
-        }
+        try Syscall.ftruncate(rawValue, length).get("ftruncate", description)
     }
 
     /// The file's size in bytes. The corresponding C function is `fstat`.
     package func size() throws(SystemError) -> Int64 {
-        var info = stat()
-        guard fstat(rawValue, &info) == 0 else { throw SystemError.current("fstat", description) }
-        return Int64(info.st_size)
+        try Syscall.fstat(rawValue).get("fstat", description).size
     }
 
     /// Takes an exclusive advisory lock on the open file without waiting; returns `false` when another open file
     /// description holds it. The lock goes with the descriptor (released when it is closed or the process ends).
     /// The corresponding C function is `flock` with `LOCK_EX | LOCK_NB`.
     package func tryLockExclusive() throws(SystemError) -> Bool {
-        if retryingOnInterrupt({ flock(rawValue, LOCK_EX | LOCK_NB) }) == 0 { return true }
-        if Glibc.errno == EWOULDBLOCK { return false }
-        throw SystemError.current("flock", description)
+        switch Syscall.lockExclusiveWithoutWaiting(rawValue) {
+        case .success: return true
+        case .failure(.wouldBlock): return false
+        case .failure(let errno): throw SystemError(errno: errno, operation: "flock", subject: description)
+        }
     }
 }
 
@@ -104,8 +80,6 @@ extension FileDescriptor {
     /// A second descriptor for the same open file (close-on-exec), so another thread can sync it while this one
     /// may be closed. The corresponding C function is `fcntl` with `F_DUPFD_CLOEXEC`.
     package func duplicate() throws(SystemError) -> FileDescriptor {
-        let raw = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
-        guard raw >= 0 else { throw SystemError.current("fcntl(F_DUPFD_CLOEXEC)", description) }
-        return FileDescriptor(rawValue: raw)
+        FileDescriptor(rawValue: try Syscall.duplicate(rawValue).get("fcntl(F_DUPFD_CLOEXEC)", description))
     }
 }

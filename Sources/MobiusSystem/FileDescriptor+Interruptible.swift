@@ -1,14 +1,10 @@
-internal import Glibc
-
 extension FileDescriptor {
     /// Reads up to `buffer.count` bytes, blocking; 0 means end of file.
     ///
     /// Throws EINTR once Ctrl-C is pending (see ``InterruptRequest``), else the read's errno. The corresponding
     /// C function is `read`.
     package func readInterruptibly(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
-        let count = InterruptRequest.retrying { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
-        guard count >= 0 else { throw SystemError.current("read", description) }
-        return count
+        try Syscall.read(rawValue, buffer.baseAddress, buffer.count, interruptible: true).get("read", description)
     }
 
     /// Writes all of `bytes`, blocking; a socket is written without raising SIGPIPE (a gone peer throws EPIPE).
@@ -21,14 +17,11 @@ extension FileDescriptor {
             let written = bytes.withUnsafeBytes { buffer in
                 let start = buffer.baseAddress! + offset
                 let length = buffer.count - offset
-                return InterruptRequest.retrying {
-                    socket
-                        ? Glibc.send(rawValue, start, length, Int32(MSG_NOSIGNAL))
-                        : Glibc.write(rawValue, start, length)
-                }
+                return socket
+                    ? Syscall.send(rawValue, start, length, interruptible: true)
+                    : Syscall.write(rawValue, start, length, interruptible: true)
             }
-            guard written >= 0 else { throw SystemError.current(socket ? "send" : "write", description) }
-            offset += written
+            offset += try written.get(socket ? "send" : "write", description)
         }
     }
 }

@@ -1,6 +1,4 @@
-internal import Glibc
-
 extension FileDescriptor {
     /// Whether the descriptor refers to a terminal. The corresponding C function is `isatty`.
-    package var isTerminal: Bool { isatty(rawValue) == 1 }
+    package var isTerminal: Bool { Syscall.isTerminal(rawValue) }
 }

@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// An open file descriptor owned by the daemon. Closing is explicit (`close()`); the value itself is just a number.
 package struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
     /// The descriptor number.
@@ -24,49 +22,48 @@ package struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads up to `buffer.count` bytes. The corresponding C function is `read`.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult {
-        let count = retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
-        if count > 0 { return .transferred(count) }
-        if count == 0 { return .endOfFile }
-        if SystemError.wouldBlock.contains(Glibc.errno) { return .wouldBlock }
-        throw SystemError.current("read", description)
+        switch Syscall.read(rawValue, buffer.baseAddress, buffer.count) {
+        case .success(0): return .endOfFile
+        case .success(let count): return .transferred(count)
+        case .failure(.wouldBlock): return .wouldBlock
+        case .failure(let errno): throw SystemError(errno: errno, operation: "read", subject: description)
+        }
     }
 
     /// Writes up to `bytes.count` bytes without raising SIGPIPE on sockets. The corresponding C function is `send`
     /// (with MSG_NOSIGNAL) for sockets, `write` otherwise.
     package func write(_ bytes: UnsafeRawBufferPointer, socket: Bool = true) throws(SystemError) -> IOResult {
-        let count = retryingOnInterrupt {
+        let result =
             socket
-                ? Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-                : Glibc.write(rawValue, bytes.baseAddress, bytes.count)
+            ? Syscall.send(rawValue, bytes.baseAddress, bytes.count)
+            : Syscall.write(rawValue, bytes.baseAddress, bytes.count)
+        switch result {
+        case .success(let count): return .transferred(count)
+        case .failure(.wouldBlock): return .wouldBlock
+        case .failure(let errno):
+            throw SystemError(errno: errno, operation: socket ? "send" : "write", subject: description)
         }
-        if count >= 0 { return .transferred(count) }
-        if SystemError.wouldBlock.contains(Glibc.errno) { return .wouldBlock }
-        throw SystemError.current(socket ? "send" : "write", description)
     }
 
     /// Writes all of `bytes`, blocking as needed (for stdout/stderr and other blocking descriptors).
     package func writeAll(_ bytes: [UInt8]) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                retryingOnInterrupt { Glibc.write(rawValue, buffer.baseAddress! + offset, buffer.count - offset) }
+            let written = bytes.withUnsafeBytes { buffer in
+                Syscall.write(rawValue, buffer.baseAddress! + offset, buffer.count - offset)
             }
-            if count < 0 { throw SystemError.current("write", description) }
-            offset += count
+            offset += try written.get("write", description)
         }
     }
 
     /// Closes the descriptor. Errors are ignored: after close the number is released either way.
     package func close() {
-        _ = Glibc.close(rawValue)
+        Syscall.close(rawValue)
     }
 
     /// Sets or clears O_NONBLOCK.
     package func setNonBlocking(_ on: Bool = true) throws(SystemError) {
-        let flags = fcntl(rawValue, F_GETFL)
-        guard flags >= 0 else { throw SystemError.current("fcntl(F_GETFL)", description) }
-        let updated = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
-        guard fcntl(rawValue, F_SETFL, updated) == 0 else { throw SystemError.current("fcntl(F_SETFL)", description) }
+        try Syscall.setNonBlocking(rawValue, on)
     }
 
     /// Standard output.

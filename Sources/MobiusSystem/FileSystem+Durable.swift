@@ -1,10 +1,8 @@
-internal import Glibc
-
 extension FileSystem {
     /// Renames `source` to `destination` in one step, replacing what is there. The corresponding C function is
     /// `rename`.
     package static func rename(_ source: String, to destination: String) throws(SystemError) {
-        guard Glibc.rename(source, destination) == 0 else { throw SystemError.current("rename", destination) }
+        try Syscall.rename(source, to: destination).get("rename", destination)
     }
 
     /// Makes a directory's entries (created, renamed, removed files) durable. The corresponding C functions are
@@ -17,19 +15,16 @@ extension FileSystem {
 
     /// A read-only descriptor of the directory at `path` (the caller closes it).
     package static func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor {
-        let raw = retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard raw >= 0 else { throw SystemError.current("open", path) }
-        return FileDescriptor(rawValue: raw)
+        FileDescriptor(rawValue: try Syscall.openDirectory(path).get("open", path))
     }
 
     /// The size of the file at `path` in bytes, or `nil` when nothing is there. The corresponding C function is
     /// `stat`.
     package static func fileSize(_ path: String) throws(SystemError) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if Glibc.errno == ENOENT { return nil }
-            throw SystemError.current("stat", path)
+        switch Syscall.fileInfo(path, followingLinks: true) {
+        case .success(let info): return info.size
+        case .failure(.noSuchFile): return nil
+        case .failure(let errno): throw SystemError(errno: errno, operation: "stat", subject: path)
         }
-        return Int64(info.st_size)
     }
 }

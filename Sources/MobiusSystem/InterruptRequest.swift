@@ -1,8 +1,8 @@
-internal import Glibc
 internal import Synchronization
 
-/// Ctrl-C as a request to stop: once SIGINT is caught, the blocking calls made through ``retrying(_:)`` give up
-/// with EINTR instead of resuming, so a command-line tool can end quietly.
+/// Ctrl-C as a request to stop: once SIGINT is caught, the interruptible blocking calls (`readInterruptibly`,
+/// `writeAllInterruptibly`, `connectInterruptibly`) give up with EINTR instead of resuming, so a command-line tool
+/// can end quietly.
 ///
 /// The daemon does not use this (it takes signals through ``SignalFD``); nothing changes until
 /// ``catchSignal(shuttingDown:)`` is called.
@@ -20,25 +20,11 @@ package enum InterruptRequest {
     /// `sigaction` and, in the handler, `shutdown`.
     package static func catchSignal(shuttingDown socket: FileDescriptor) throws(SystemError) {
         socketToShutDown.store(socket.rawValue, ordering: .releasing)
-        var action = sigaction()
         // Only async-signal-safe work here: two atomics and shutdown(2).
-        action.__sigaction_handler.sa_handler = { _ in
+        try Syscall.catchInterrupt { _ in
             InterruptRequest.pending.store(true, ordering: .releasing)
             let fd = InterruptRequest.socketToShutDown.load(ordering: .acquiring)
-            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-        }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = 0
-        guard sigaction(SIGINT, &action, nil) == 0 else { throw SystemError.current("sigaction", "SIGINT") }
-    }
-
-    /// Runs a blocking system call, retrying while it fails with EINTR, until an interrupt is pending: then the
-    /// failed result comes back (errno still EINTR) so the caller stops.
-    package static func retrying<Result: BinaryInteger>(_ call: () -> Result) -> Result {
-        while true {
-            let result = call()
-            if result == -1 && Glibc.errno == EINTR && !isPending { continue }
-            return result
-        }
+            if fd >= 0 { Syscall.shutdown(fd) }
+        }.get("sigaction", "SIGINT")
     }
 }

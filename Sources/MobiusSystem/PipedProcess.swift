@@ -1,6 +1,3 @@
-internal import CLinux
-internal import Glibc
-
 /// A child process connected by three pipes (its stdin, stdout and stderr) and a pidfd that becomes readable when
 /// it ends: how the daemon runs plugins (docs/protocol.md 2.1).
 ///
@@ -58,54 +55,28 @@ package struct PipedProcess: Sendable {
             closeAll([stdin.read, stdin.write, stdout.read, stdout.write])
             throw error
         }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var error: Int32 = 0
-        var step: Int32 = 0
-        let groups = credentials?.groups ?? []
-        let pid = argv.withUnsafeBufferPointer { argvBuffer in
-            envp.withUnsafeBufferPointer { envpBuffer in
-                groups.withUnsafeBufferPointer { groupBuffer in
-                    var request = mobiusd_spawn_request(
-                        path: nil, argv: argvBuffer.baseAddress, envp: envpBuffer.baseAddress,
-                        stdin_fd: stdin.read, stdout_fd: stdout.write, stderr_fd: stderr.write,
-                        set_ids: credentials == nil ? 0 : 1, uid: credentials?.uid ?? 0, gid: credentials?.gid ?? 0,
-                        groups: groupBuffer.baseAddress, group_count: Int32(groupBuffer.count))
-                    return program.withCString { path in
-                        request.path = path
-                        return mobiusd_spawn_piped(&request, &error, &step)
-                    }
-                }
-            }
+        let spawned = Result { () throws(SystemError) in
+            try Syscall.spawnPiped(
+                program: program, arguments: arguments, environment: environment, standardInput: stdin.read,
+                standardOutput: stdout.write, standardError: stderr.write, credentials: credentials)
         }
         closeAll([stdin.read, stdout.write, stderr.write])
-        guard pid > 0 else {
+        let pid: Int32
+        do {
+            pid = try spawned.get()
+        } catch {
             closeAll([stdin.write, stdout.read, stderr.read])
-            let operation =
-                switch Int(step) {
-                case Int(MOBIUSD_SPAWN_STEP_DUP): "dup2"
-                case Int(MOBIUSD_SPAWN_STEP_GROUPS): "setgroups"
-                case Int(MOBIUSD_SPAWN_STEP_GID): "setgid"
-                case Int(MOBIUSD_SPAWN_STEP_UID): "setuid"
-                case Int(MOBIUSD_SPAWN_STEP_EXEC): "execve"
-                default: "fork"
-                }
-            throw SystemError(errno: error, operation: operation, subject: program)
+            throw error
         }
-        let pidFD = mobiusd_pidfd_open(pid)
-        guard pidFD >= 0 else {
-            let failure = SystemError.current("pidfd_open", "process \(pid)")
-            Glibc.kill(-pid, SIGKILL)
-            var status: Int32 = 0
-            _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
+        let pidFD: Int32
+        switch Syscall.pidFD(pid) {
+        case .success(let fd): pidFD = fd
+        case .failure(let errno):
+            _ = Syscall.kill(-pid, ChildProcess.Signal.kill.rawValue)
+            _ = Syscall.waitpid(pid, blocking: true)
             closeAll([stdin.write, stdout.read, stderr.read])
-            throw failure
+            throw SystemError(errno: errno, operation: "pidfd_open", subject: "process \(pid)")
         }
-        _ = fcntl(pidFD, F_SETFD, FD_CLOEXEC)
         return PipedProcess(
             processID: pid, pidFD: FileDescriptor(rawValue: pidFD), input: FileDescriptor(rawValue: stdin.write),
             output: FileDescriptor(rawValue: stdout.read), errorOutput: FileDescriptor(rawValue: stderr.read))
@@ -113,13 +84,11 @@ package struct PipedProcess: Sendable {
 
     /// A close-on-exec pipe, blocking on both ends (`setParentEndsNonBlocking` changes the parent's).
     private static func pipe() throws(SystemError) -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw SystemError.current("pipe2") }
-        return (fds[0], fds[1])
+        try Syscall.pipe().get("pipe2")
     }
 
     private static func closeAll(_ fds: [Int32]) {
-        for fd in fds { Glibc.close(fd) }
+        for fd in fds { Syscall.close(fd) }
     }
 
     /// Makes the parent's ends non-blocking (the child's ends stay blocking, as programs expect).
@@ -133,7 +102,7 @@ package struct PipedProcess: Sendable {
     /// corresponding C function is `kill` with a negative pid.
     @discardableResult
     package func signalGroup(_ signal: ChildProcess.Signal) -> Bool {
-        Glibc.kill(-processID, signal.rawValue) == 0
+        (try? Syscall.kill(-processID, signal.rawValue).get()) != nil
     }
 
     /// Whether any process of the child's group still runs (the leader counts until reaped). Ended processes that
@@ -141,7 +110,10 @@ package struct PipedProcess: Sendable {
     /// Asks `kill` with a negative pid and signal 0 first; only when the group has members does it read their
     /// states in /proc, and members it cannot see there (another user's, under `hidepid`) count as running.
     package var groupExists: Bool {
-        guard Glibc.kill(-processID, 0) == 0 || Glibc.errno == EPERM else { return false }
+        switch Syscall.kill(-processID, 0) {
+        case .success, .failure(.notPermitted): break
+        case .failure: return false
+        }
         guard let names = try? DirectoryListing.names(in: "/proc") else { return true }
         var sawMember = false
         for name in names where name.utf8.first.map({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) == true {

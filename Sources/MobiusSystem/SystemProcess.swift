@@ -1,20 +1,17 @@
-internal import CLinux
-internal import Glibc
-
 /// Facts about and controls over this process: ids, environment, memory, clocks, signals.
 package enum SystemProcess {
     /// The process's user id.
-    package static var userID: UInt32 { getuid() }
+    package static var userID: UInt32 { Syscall.userID }
 
     /// The process's primary group id (effective).
-    package static var groupID: UInt32 { getegid() }
+    package static var groupID: UInt32 { Syscall.effectiveGroupID }
 
     /// The process id.
-    package static var processID: Int32 { getpid() }
+    package static var processID: Int32 { Syscall.processID }
 
     /// An environment variable, or `nil` when unset.
     package static func environment(_ name: String) -> String? {
-        getenv(name).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+        Syscall.environment(name)
     }
 
     /// Resident set size in bytes, from /proc/self/statm.
@@ -23,49 +20,38 @@ package enum SystemProcess {
             let fields = Optional(text.split(separator: UInt8(ascii: " "))), fields.count > 1,
             let pages = Int(String(decoding: fields[1], as: UTF8.self))
         else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        return pages * Syscall.pageSize
     }
 
     /// Monotonic time in nanoseconds (CLOCK_MONOTONIC).
     package static func monotonicNanoseconds() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+        let (seconds, nanoseconds) = Syscall.clock()
+        return UInt64(seconds) * 1_000_000_000 + UInt64(nanoseconds)
     }
 
     /// Wall-clock time as seconds and nanoseconds since the epoch (CLOCK_REALTIME).
     package static func wallClock() -> (seconds: Int, nanoseconds: Int) {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return (spec.tv_sec, spec.tv_nsec)
+        Syscall.clock(realtime: true)
     }
 
     /// Ignores SIGPIPE process-wide: a client that hangs up must never kill the daemon.
     package static func ignoreBrokenPipe() {
-        signal(SIGPIPE, SIG_IGN)
+        Syscall.ignore(.brokenPipe)
     }
 
     /// Ignores SIGXFSZ process-wide: a write past RLIMIT_FSIZE then fails with EFBIG, which the journal turns into
     /// `StorageFailure`, instead of killing the daemon.
     package static func ignoreFileSizeLimitSignal() {
-        signal(SIGXFSZ, SIG_IGN)
+        Syscall.ignore(.fileSizeLimit)
     }
 
     /// Exits the process at once with `code`.
     package static func exit(_ code: Int32) -> Never {
-        Glibc.exit(code)
+        Syscall.exit(code)
     }
 
     /// Random bytes from the kernel (getrandom), for epoch names.
     package static func randomBytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                getrandom(buffer.baseAddress! + filled, count - filled, 0)
-            }
-            if result > 0 { filled += result }
-        }
-        return bytes
+        Syscall.randomBytes(count)
     }
 }

@@ -1,4 +1,3 @@
-internal import CLinux
 internal import Glibc
 
 /// Starts named POSIX threads running closures (no Foundation). Every thread the daemon starts names its stack
@@ -36,20 +35,20 @@ package enum SystemThread {
         let sizeResult = pthread_attr_setstacksize(&attributes, max(stackSize, Int(PTHREAD_STACK_MIN)))
         guard sizeResult == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
-            throw SystemError(errno: sizeResult, operation: "pthread_attr_setstacksize", subject: name)
+            throw SystemError(errno: Errno(rawValue: sizeResult), operation: "pthread_attr_setstacksize", subject: name)
         }
         var thread = pthread_t()
         let result = pthread_create(
             &thread, &attributes,
             { raw in
                 let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-                start.name.withCString { mobiusd_set_thread_name($0) }
+                Syscall.setThreadName(start.name)
                 start.body()
                 return nil
             }, start)
         guard result == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
-            throw SystemError(errno: result, operation: "pthread_create", subject: name)
+            throw SystemError(errno: Errno(rawValue: result), operation: "pthread_create", subject: name)
         }
         if !joinable { pthread_detach(thread) }
         return Handle(thread: thread)

@@ -8,15 +8,20 @@ struct UnixSocketAddress {
     /// The bytes in use: the family, the path and its terminating NUL.
     let length: socklen_t
 
-    /// Packs `path`. Throws ENAMETOOLONG when it is longer than ``UnixSocket/maximumPathLength`` and EINVAL when
-    /// it holds a NUL byte, each reported as a failure of `operation` on `path`.
-    init(path: String, operation: String) throws(SystemError) {
+    /// The longest path `sockaddr_un` holds (excluding the terminating NUL).
+    static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// Packs `path`. Throws ENAMETOOLONG when it is longer than ``maximumPathLength`` and, unless `allowingNUL`,
+    /// EINVAL when it holds a NUL byte, each reported as a failure of `operation` on `path`.
+    init(path: String, operation: String, allowingNUL: Bool = false) throws(SystemError) {
         let bytes = Array(path.utf8)
-        guard bytes.count <= UnixSocket.maximumPathLength else {
-            throw SystemError(errno: ENAMETOOLONG, operation: operation, subject: path)
+        guard bytes.count <= Self.maximumPathLength else {
+            throw SystemError(errno: .nameTooLong, operation: operation, subject: path)
         }
         // The kernel would read only up to the NUL and reach another path than the one named.
-        guard !bytes.contains(0) else { throw SystemError(errno: EINVAL, operation: operation, subject: path) }
+        guard allowingNUL || !bytes.contains(0) else {
+            throw SystemError(errno: .invalidArgument, operation: operation, subject: path)
+        }
         storage.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &storage.sun_path) { raw in
             raw.copyBytes(from: bytes)

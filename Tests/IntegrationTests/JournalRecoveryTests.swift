@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Synchronization
 import Testing
 

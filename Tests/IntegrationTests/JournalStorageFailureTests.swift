@@ -1,6 +1,7 @@
 import Glibc
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// A journal that cannot be written (docs/protocol.md 1.3 `StorageFailure`): the pass is undone, reads go on, and

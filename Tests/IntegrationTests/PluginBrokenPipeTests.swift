@@ -1,5 +1,6 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// A plugin whose stdin is gone (closed, or the plugin exited before the daemon wrote to it): the daemon's next

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// docs/protocol.md 1.1 and 4: a socket systemd passes (here `systemd-socket-activate`, which does what a .socket unit

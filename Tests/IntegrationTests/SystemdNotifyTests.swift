@@ -1,5 +1,6 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// docs/protocol.md 4 against a NOTIFY_SOCKET listener the test owns: READY=1 only once the socket accepts, STATUS kept

@@ -1,5 +1,6 @@
 import Glibc
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// `AsyncDataSync`: an fdatasync the kernel runs in the background, with its outcome on an eventfd. Skipped where

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 @testable import MobiusDaemon

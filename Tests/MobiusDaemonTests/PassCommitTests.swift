@@ -1,6 +1,7 @@
 import MobiusCore
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 @testable import MobiusDaemon

@@ -1,5 +1,6 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// mobiusd-beep over real pipes. PATH points nowhere, so no desktop player can answer and the outcome does not

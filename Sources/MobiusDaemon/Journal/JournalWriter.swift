@@ -181,7 +181,7 @@ final class JournalWriter: Sendable {
         // never overwritten.
         if let size = try FileSystem.fileSize(path) {
             guard size <= Int64(JournalSegment.headerSize) else {
-                throw SystemError(errno: SystemErrno.fileExists, operation: "create segment", subject: path)
+                throw SystemError(errno: Errno.fileExists, operation: "create segment", subject: path)
             }
             try FileSystem.remove(path)
         }

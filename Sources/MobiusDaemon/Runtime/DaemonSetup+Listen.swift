@@ -15,7 +15,7 @@ extension DaemonSetup {
         let listener: FileDescriptor
         do {
             listener = try UnixSocket.listen(path: socketPath)
-        } catch  where error.operation == "bind" && error.errno == SystemErrno.addressInUse {
+        } catch  where error.operation == "bind" && error.errno == Errno.addressInUse {
             throw DaemonStartError(
                 description: "\(socketPath): another mobiusd is already running there (it accepts connections)")
         } catch {

@@ -11,8 +11,8 @@ extension ControlServer {
             do {
                 accepted = try UnixSocket.accept(listener.fd)
             } catch {
-                if error.errno == SystemErrno.processOutOfDescriptors
-                    || error.errno == SystemErrno.systemOutOfDescriptors
+                if error.errno == Errno.processOutOfDescriptors
+                    || error.errno == Errno.systemOutOfDescriptors
                 {
                     pauseAccepting(error)
                 } else {

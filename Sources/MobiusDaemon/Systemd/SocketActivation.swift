@@ -21,7 +21,7 @@ struct SocketActivation {
         let count = sd_listen_fds_with_names(1, &names)
         defer { mobiusd_free_names(names) }
         if count < 0 {
-            let error = SystemError(errno: -count, operation: "sd_listen_fds", subject: "LISTEN_FDS")
+            let error = SystemError(errno: Errno(rawValue: -count), operation: "sd_listen_fds", subject: "LISTEN_FDS")
             throw DaemonStartError(
                 description: "socket activation: LISTEN_FDS or LISTEN_FDNAMES is malformed (\(error))")
         }

@@ -52,7 +52,7 @@ final class SystemdNotifier: Sendable {
     private func deliver(_ assignments: String) {
         let result = sd_notify(0, assignments)
         if result < 0 {
-            let error = SystemError(errno: -result, operation: "sd_notify", subject: "NOTIFY_SOCKET")
+            let error = SystemError(errno: Errno(rawValue: -result), operation: "sd_notify", subject: "NOTIFY_SOCKET")
             let what = assignments.prefix { $0 != "\n" }
             log.limited("sd_notify", .warning, "cannot tell systemd \(what): \(error)")
         }

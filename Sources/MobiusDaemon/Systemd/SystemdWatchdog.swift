@@ -18,7 +18,8 @@ final class SystemdWatchdog {
         var microseconds: UInt64 = 0
         let enabled = sd_watchdog_enabled(0, &microseconds)
         if enabled < 0 {
-            let error = SystemError(errno: -enabled, operation: "sd_watchdog_enabled", subject: "WATCHDOG_USEC")
+            let error = SystemError(
+                errno: Errno(rawValue: -enabled), operation: "sd_watchdog_enabled", subject: "WATCHDOG_USEC")
             log.warning("the watchdog is off: WATCHDOG_USEC or WATCHDOG_PID is malformed (\(error))")
             return nil
         }

@@ -6,6 +6,7 @@ import MobiusCore
 import MobiusDaemon
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 
 func wedgeUpdate(model: JSONValue, event: JSONValue) throws -> Next<JSONValue, JSONValue> {
     if event["type"] == "wedge", case .string(let marker)? = event["marker"], case .string(let fifo)? = event["fifo"] {

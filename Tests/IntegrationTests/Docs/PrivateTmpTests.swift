@@ -1,5 +1,6 @@
 import Foundation
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// The private /tmp of the documentation checks keeps a checkout that CI cloned under /tmp (and its build) visible

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 extension ChildProcess {
     /// Waits up to `timeout` for the child to end and reaps it; `nil` while it still runs then, or when it cannot be

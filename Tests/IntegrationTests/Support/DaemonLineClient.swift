@@ -1,6 +1,7 @@
 import Glibc
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 
 /// A plain AF_UNIX stream client, as socat or a third-party client would be: blocking connect, writes that never
 /// raise SIGPIPE, reads bounded by a deadline (poll), and line framing on `\n`.

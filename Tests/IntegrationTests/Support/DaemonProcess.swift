@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 import Synchronization
 
 /// The real `mobiusd` binary (or another program built on the daemon library) running in a scratch directory,

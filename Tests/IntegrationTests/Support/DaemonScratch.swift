@@ -1,5 +1,6 @@
 import Foundation
 import MobiusSystem
+import MobiusTestSupport
 
 /// A fresh temporary directory (mode 0755, so other users can reach a socket in it), removed with everything in
 /// it when released.

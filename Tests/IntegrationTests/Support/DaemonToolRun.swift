@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// A short-lived command run to completion: its exit and its output.
 struct DaemonToolRun {

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// Traffic patterns and waiting helpers shared by the daemon integration tests.

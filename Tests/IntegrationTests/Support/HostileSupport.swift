@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MobiusSystem
+import MobiusTestSupport
 
 /// What /proc says about a process, and small file-system and socket probes the hostile tests need.
 enum HostileProbe {

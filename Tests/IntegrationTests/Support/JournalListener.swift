@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// Stands in for journald's native socket: a datagram socket the test owns, bind-mounted over
 /// /run/systemd/journal inside the daemon's own mount namespace (`launcher`), so the daemon's `sd_journal_sendv`

@@ -1,5 +1,6 @@
 import Foundation
 import MobiusSystem
+import MobiusTestSupport
 
 /// The built binaries, found next to the test bundle (`.build/<triple>/debug/`). `MOBIUSCTL_TEST_MOBIUSD` may
 /// name another mobiusd to test against (e.g. one built from a known-good commit).

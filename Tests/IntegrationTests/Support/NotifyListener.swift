@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 
 /// Stands in for systemd's notify socket: a datagram socket the test owns, passed to the daemon as `NOTIFY_SOCKET`.
 /// Each datagram is one sd_notify message (newline-separated `KEY=value`); descriptors sent along are closed.

@@ -1,6 +1,7 @@
 import Foundation
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 
 /// A dbus-daemon of the test's own at a fixed `unix:path=` address in a scratch directory (a private bus
 /// per test, never the host's), which the test can kill and start again at the same address, and D-Bus peers run against it

@@ -249,12 +249,14 @@ final class LoopHarness<Model, Event, Effect> {
     /// - Parameters:
     ///   - timeline: where the sink records (pass the one the app's effect handlers record to).
     ///   - log: defaults to one that writes errors only (the loop logs none; warnings stay quiet).
-    ///   - commits: a scripted commit hook; `nil` commits every pass at once, with no hook.
+    ///   - commits: a scripted commit hook; `nil` commits every pass at once, with no hook (or `journal`).
+    ///   - journal: a real commit hook (a `DaemonJournal`), when there is no script.
     ///   - effects: runs effects the way the daemon does (Swift routes first, then built-ins on this reactor);
     ///     `nil` discards them.
     init(
         _ app: DaemonApp<Model, Event, Effect>, timeline: Timeline = Timeline(), capacity: Int = 1024,
-        log: DaemonLog = DaemonLog(threshold: .error), commits: CommitScript? = nil, effects reactor: Reactor? = nil
+        log: DaemonLog = DaemonLog(threshold: .error), commits: CommitScript? = nil,
+        journal: (any PassCommitHook)? = nil, effects reactor: Reactor? = nil
     ) {
         self.timeline = timeline
         let sink = RecordingSink(timeline)
@@ -267,7 +269,7 @@ final class LoopHarness<Model, Event, Effect> {
         let rounds = self.rounds
         let loop = DaemonLoop(
             app: app, capacity: capacity, backpressure: EdgeBackpressure(), stats: stats, log: log, epoch: "E1",
-            version: "0-test", commitHook: hook, requestAnotherRound: { rounds.count += 1 }, releaseElsewhere: nil)
+            version: "0-test", commitHook: hook ?? journal, requestAnotherRound: { rounds.count += 1 }, releaseElsewhere: nil)
         self.loop = loop
         // Events from synchronous Swift routes go straight back into the loop's queue, as in the daemon.
         self.dispatcher = reactor.map { reactor in
@@ -283,9 +285,12 @@ final class LoopHarness<Model, Event, Effect> {
     /// A harness whose loop runs effects the way the daemon does.
     static func withEffects(
         _ app: DaemonApp<Model, Event, Effect>, timeline: Timeline = Timeline(), capacity: Int = 1024,
-        log: DaemonLog = DaemonLog(threshold: .error), commits: CommitScript? = nil
+        log: DaemonLog = DaemonLog(threshold: .error), commits: CommitScript? = nil,
+        journal: (any PassCommitHook)? = nil
     ) throws -> LoopHarness {
-        LoopHarness(app, timeline: timeline, capacity: capacity, log: log, commits: commits, effects: try Reactor())
+        LoopHarness(
+            app, timeline: timeline, capacity: capacity, log: log, commits: commits, journal: journal,
+            effects: try Reactor())
     }
 
     /// Enqueues the inputs and runs passes.

@@ -1,4 +1,5 @@
 internal import Glibc
+import MobiusSystem
 
 /// A fresh directory only this user can enter (mode 0700), for scratch files: sockets, configs, logs.
 package struct TemporaryDirectory: Sendable {

@@ -1,5 +1,6 @@
 internal import CLinux
 internal import Glibc
+import MobiusSystem
 
 /// A bound AF_UNIX datagram socket that receives: what a service manager listens on for sd_notify messages
 /// (`NOTIFY_SOCKET`), so tests and benchmarks can stand in for systemd. Blocking, close-on-exec.
@@ -15,9 +16,7 @@ package final class DatagramSocket: Sendable {
         guard raw >= 0 else { throw SystemError.current("socket") }
         let fd = FileDescriptor(rawValue: raw)
         do throws(SystemError) {
-            try UnixSocket.withAddress(path) { address, length throws(SystemError) in
-                guard Glibc.bind(fd.rawValue, address, length) == 0 else { throw SystemError.current("bind", path) }
-            }
+            try UnixSocket.bind(fd, to: path)
         } catch {
             fd.close()
             throw error
@@ -37,10 +36,8 @@ package final class DatagramSocket: Sendable {
                 mobiusd_receive_datagram(fd.rawValue, raw.baseAddress, UInt(raw.count), MOBIUSD_MSG_DONTWAIT)
             }
             if received >= 0 { return Array(buffer.prefix(Int(received))) }
-            let error = Glibc.errno
-            guard error == EAGAIN || error == EWOULDBLOCK || error == EINTR else {
-                throw SystemError(errno: error, operation: "recvmsg", subject: path)
-            }
+            let error = SystemError.current("recvmsg", path)
+            guard error.errno == .wouldBlock || error.errno == .interrupted else { throw error }
             let now = SystemProcess.monotonicNanoseconds()
             guard now < deadline else { return nil }
             let milliseconds = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))

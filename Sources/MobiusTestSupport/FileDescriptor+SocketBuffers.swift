@@ -1,4 +1,5 @@
 internal import Glibc
+import MobiusSystem
 
 extension FileDescriptor {
     /// Asks for a send buffer of `bytes` (the kernel doubles it for bookkeeping and caps it at
@@ -11,15 +12,6 @@ extension FileDescriptor {
     /// `setsockopt(SO_RCVBUF)`.
     package func setReceiveBufferSize(_ bytes: Int32) throws(SystemError) {
         try setSocketOption(SO_RCVBUF, bytes, name: "SO_RCVBUF")
-    }
-
-    /// Makes a blocking read on the socket fail with EAGAIN (``SystemError/isTimedOut``) when nothing arrives for
-    /// `seconds`. The corresponding C call is `setsockopt(SO_RCVTIMEO)`.
-    package func setReceiveTimeout(seconds: Int) throws(SystemError) {
-        var value = timeval(tv_sec: seconds, tv_usec: 0)
-        guard setsockopt(rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
-            throw SystemError.current("setsockopt(SO_RCVTIMEO)", description)
-        }
     }
 
     private func setSocketOption(_ option: Int32, _ value: Int32, name: String) throws(SystemError) {

@@ -1,4 +1,5 @@
 internal import Glibc
+import MobiusSystem
 
 /// What a running process has cost so far: CPU time, context switches, resident memory. Read from /proc without
 /// touching the process, so one process (a benchmark) can measure another (a server); take two samples and
@@ -49,7 +50,7 @@ package struct ProcessUsage: Sendable, Equatable {
                 schedstatNanoseconds += leadingNumber(text) ?? 0
             }
         }
-        guard threads > 0 else { throw SystemError(errno: ESRCH, operation: "read", subject: base + "/task") }
+        guard threads > 0 else { throw SystemError(errno: .noSuchProcess, operation: "read", subject: base + "/task") }
         let cpu = kernelHasSchedstat ? schedstatNanoseconds : try statNanoseconds(base + "/stat")
         let source: CPUSource = kernelHasSchedstat ? .schedstat : .stat
         return ProcessUsage(
@@ -65,12 +66,12 @@ package struct ProcessUsage: Sendable, Equatable {
     private static func statNanoseconds(_ path: String) throws(SystemError) -> UInt64 {
         let text = try FileSystem.read(path)
         guard let close = text.lastIndex(of: UInt8(ascii: ")")) else {
-            throw SystemError(errno: EINVAL, operation: "parse", subject: path)
+            throw SystemError(errno: .invalidArgument, operation: "parse", subject: path)
         }
         let fields = text[(close + 1)...].split(separator: UInt8(ascii: " "))
         // After the name: state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
         guard fields.count > 12, let user = leadingNumber(fields[11]), let system = leadingNumber(fields[12]) else {
-            throw SystemError(errno: EINVAL, operation: "parse", subject: path)
+            throw SystemError(errno: .invalidArgument, operation: "parse", subject: path)
         }
         let ticksPerSecond = UInt64(max(sysconf(Int32(_SC_CLK_TCK)), 1))
         return (user + system) * 1_000_000_000 / ticksPerSecond

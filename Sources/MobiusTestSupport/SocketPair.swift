@@ -1,5 +1,6 @@
 internal import CLinux
 internal import Glibc
+import MobiusSystem
 
 /// Two connected AF_UNIX stream sockets, for moving bytes between threads of one process as a client and server
 /// would (load-generator self-tests, fakes in tests). Both ends are blocking and close-on-exec.

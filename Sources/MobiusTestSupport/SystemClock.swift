@@ -1,4 +1,5 @@
 internal import Glibc
+import MobiusSystem
 
 /// Sleeping on CLOCK_MONOTONIC, the clock `SystemProcess.monotonicNanoseconds()` reads.
 package enum SystemClock {
@@ -14,7 +15,7 @@ package enum SystemClock {
             let result = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil)
             if result == 0 { return }
             if result == EINTR { continue }
-            throw SystemError(errno: result, operation: "clock_nanosleep")
+            throw SystemError(errno: Errno(rawValue: result), operation: "clock_nanosleep")
         }
     }
 
