@@ -124,9 +124,7 @@ final class PluginHost: PluginRunnerOwner {
                 continue
             }
             let old = runners[index]
-            if spec.name == updatePlugin, old.state == .running,
-                old.startedFiles != spec.files.map(FileSystem.version)
-            {
+            if spec.name == updatePlugin, old.state == .running, spec.filesChanged(since: old.startedFiles) {
                 // Editing the update plugin and reloading is the edit loop: the same runner starts the new files,
                 // the loop keeps its model, and nothing is replayed.
                 old.restartNow()
