@@ -222,11 +222,13 @@ import Testing
         #expect(lifecycle.status == .failed)
         let restart = lifecycle.restartNow()
         #expect(restart == .start)
+        #expect(lifecycle.starts.isEmpty)
         #expect(lifecycle.restarts == 5)
         _ = running(&lifecycle, clock: clock)
         // A running plugin is ended on request; its exit is no death of an update request and restarts it at once.
         let restart2 = lifecycle.restartNow()
         #expect(restart2 == .terminate)
+        #expect(lifecycle.starts.isEmpty)
         guard case .ended(let ending)? = lifecycle.processExited(status: "killed by signal 15") else { return }
         #expect(ending.requested)
         #expect(ending.message == "was restarted on request")
