@@ -7,7 +7,7 @@
 /// plugin `stopping` and anything else `stopped`; from those nothing starts again.
 struct PluginLifecycle {
     /// One start of the plugin's process, from its spawn to its exit.
-    struct Run: Equatable {
+    struct Run {
         /// Which start this is: a timer armed for an earlier start finds it gone and does nothing.
         let attempt: Int
         /// Why the host is ending the process, once it is: the exit that follows fails what is in flight with it.
@@ -15,7 +15,7 @@ struct PluginLifecycle {
     }
 
     /// Why the host ends a plugin's process.
-    struct Ending: Equatable {
+    struct Ending {
         let code: PluginFailure
         let message: String
         /// Whether a later start can help: false after a protocol-version mismatch or a routing conflict.
