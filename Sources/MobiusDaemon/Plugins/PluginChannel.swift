@@ -40,18 +40,20 @@ final class PluginChannel {
     private(set) var isClosed = false
     /// Reused for every stdout read (allocating and zeroing 64 KiB per read cost more than the messages).
     private var readBuffer = [UInt8](repeating: 0, count: PluginChannel.chunkSize)
-    /// Asked before each stdout read.
-    var mayRead: () -> Bool = { true }
+    /// Asked before each stdout read: whether the loop takes what is read now.
+    private let mayRead: () -> Bool
 
     static let stderrLineLimit = 4096
     private static let chunkSize = 65_536
 
     init(
-        process: PipedProcess, reactor: Reactor, maxLineBytes: Int, onEvent: @escaping (Event) -> Void
+        process: PipedProcess, reactor: Reactor, maxLineBytes: Int, mayRead: @escaping () -> Bool,
+        onEvent: @escaping (Event) -> Void
     ) throws(SystemError) {
         self.process = process
         self.reactor = reactor
         self.maxLineBytes = maxLineBytes
+        self.mayRead = mayRead
         self.onEvent = onEvent
         try process.setParentEndsNonBlocking()
         stdoutRegistration = try reactor.register(

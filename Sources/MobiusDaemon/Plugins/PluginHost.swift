@@ -9,8 +9,7 @@ import MobiusSystem
 /// start-up fail the start, naming both; after start-up a restarted plugin whose keys collide is refused
 /// (`failed`).
 final class PluginHost: PluginRunnerOwner {
-    // Reactor-thread state; `flushAll` reads both lists every round: exclusivity checks are off.
-    @exclusivity(unchecked) private(set) var runners: [PluginRunner] = []
+    private(set) var runners: [PluginRunner] = []
     private var routes: [String: PluginRunner] = [:]
     private let log: DaemonLog
     private let reactor: Reactor
@@ -22,7 +21,7 @@ final class PluginHost: PluginRunnerOwner {
     private var startingUp = false
     private var stopping = false
     /// Plugins a reload removed or replaced, still shutting down.
-    @exclusivity(unchecked) private var retiring: [PluginRunner] = []
+    private var retiring: [PluginRunner] = []
     private var retiringDone: (() -> Void)?
 
     /// The loop's side: room, events, state changes.
@@ -43,8 +42,8 @@ final class PluginHost: PluginRunnerOwner {
     /// Writes what every plugin's stdin has queued. Registered to run at the end of each reactor round, after the
     /// loop's passes, so the effects and update requests of a pass go out in one write per plugin.
     func flushAll() {
-        for runner in runners { runner.channel?.flush() }
-        for runner in retiring { runner.channel?.flush() }
+        for runner in runners { runner.flush() }
+        for runner in retiring { runner.flush() }
     }
 
     /// The plugin named `name`.
@@ -125,9 +124,7 @@ final class PluginHost: PluginRunnerOwner {
                 continue
             }
             let old = runners[index]
-            if spec.name == updatePlugin, old.state == .running,
-                old.startedFiles != spec.files.map(FileSystem.version)
-            {
+            if spec.name == updatePlugin, old.state == .running, spec.filesChanged(since: old.startedFiles) {
                 // Editing the update plugin and reloading is the edit loop: the same runner starts the new files,
                 // the loop keeps its model, and nothing is replayed.
                 old.restartNow()

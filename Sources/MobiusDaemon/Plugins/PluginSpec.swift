@@ -15,6 +15,12 @@ struct PluginSpec: Sendable {
     /// for an update plugin.
     var files: [String] { [program] + arguments.filter { $0.contains("/") } }
 
+    /// Whether `files` differ now from their versions `started` (as a start saw them): a reload restarts an update
+    /// plugin whose files changed.
+    func filesChanged(since started: [FileVersion?]) -> Bool {
+        started != files.map(FileSystem.version)
+    }
+
     /// Variables passed through from the daemon's own environment when set.
     static let inherited = ["PATH", "HOME", "LANG", "LC_ALL", "TZ"]
 
