@@ -1,5 +1,6 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 @testable import MobiusDaemon
