@@ -1,88 +1,67 @@
 import MobiusSystem
 
-/// One client of the control socket: buffered input, what it is owed, buffered output, and its streams.
+/// One client of the control socket: it reads its socket, frames its request lines, interprets them into inputs
+/// for the loop, counts what it is owed, and writes its replies and streams. Its lifecycle is a `ConnectionState`;
+/// the server routes readiness, replies and batches to it and keeps the lists it is on.
 ///
 /// Every reply a connection gets comes out of a loop pass, in request order (requests the server answers alone go
 /// through the pass too), so replies need no reordering here: the connection only counts what it is owed.
 final class ClientConnection: ReactorHandler {
-    // Every property is touched only by the reactor thread.
+    // Everything here is touched only by the reactor thread.
 
     let id: ConnectionID
     let fd: FileDescriptor
     let peer: PeerCredentials
-    unowned let owner: any ClientConnectionOwner
-    // Owned by the reactor thread: every stored property below is touched only there and never borrowed across a
-    // call that touches it again, so runtime exclusivity checks are off for them (they were about a quarter of the
-    // instructions per request at a trickle, measured with callgrind).
-    @exclusivity(unchecked) var registration: Reactor.Registration?
+    private unowned let server: ControlServer
+    var registration: Reactor.Registration?
+    /// Where it is in its life; changed only through the state's transitions.
+    var state = ConnectionState()
     /// The epoll interest currently registered.
     // `Events(rawValue: 0)` rather than `[]`: the array-literal initializer runs unspecialized generic code
     // across the module boundary, on every update.
-    @exclusivity(unchecked) var interest = Epoll.Events(rawValue: 0)
+    private var interest = Epoll.Events(rawValue: 0)
     /// What earlier lines decided for later ones; `nil` until the peer's permissions are known (looking up its
     /// groups is only needed when access lists name groups).
-    @exclusivity(unchecked) var requests: RequestState?
+    private(set) var requests: RequestState?
     /// Request lines consumed so far (the next line's number is this plus one).
-    @exclusivity(unchecked) var linesConsumed = 0
-
-    // Input: bytes not yet consumed are input[inputStart...].
-    @exclusivity(unchecked) var input: [UInt8] = []
-    @exclusivity(unchecked) var inputStart = 0
-    /// Where the search for the next newline resumes (absolute index into `input`).
-    @exclusivity(unchecked) var scanFrom = 0
-    @exclusivity(unchecked) var readClosed = false
-    /// The loop's queue was full: lines wait until it has room.
-    @exclusivity(unchecked) var pausedForQueue = false
-    /// No more requests are read (after `quit`, `LineTooLong`, or during shutdown).
-    @exclusivity(unchecked) var closeAfterFlush = false
+    private(set) var linesConsumed = 0
+    private var input: LineFramer
 
     // What the loop still owes, oldest first: an estimate of each reply's size, for the output bound.
-    @exclusivity(unchecked) private var owedEstimates: [Int] = []
-    @exclusivity(unchecked) private var owedHead = 0
+    private var owedEstimates: [Int] = []
+    private var owedHead = 0
     /// The sum of `owedEstimates` not yet answered.
-    @exclusivity(unchecked) private(set) var owedBytes = 0
+    private(set) var owedBytes = 0
     /// Replies owed whose size is the model's (`model`, `subscribe`): lines wait while one is owed.
-    @exclusivity(unchecked) private(set) var modelSizedOwed = 0
+    private(set) var modelSizedOwed = 0
 
     // Output: bytes not yet written are output[outputStart...].
-    @exclusivity(unchecked) var output: [UInt8] = []
-    @exclusivity(unchecked) var outputStart = 0
+    private var output: [UInt8] = []
+    private var outputStart = 0
     /// The newest subscription line not yet moved to `output` (latest-wins).
-    @exclusivity(unchecked) var pendingModel: [UInt8]?
+    private var pendingModel: [UInt8]?
     /// Trace lines dropped because the client reads too slowly.
-    @exclusivity(unchecked) var droppedTraces = 0
-    /// Whether the connection is already on the server's list to flush this round.
-    @exclusivity(unchecked) var queuedForFlush = false
-    /// A batch of its lines is at the parse thread: nothing else of it goes to the loop until the batch is back.
-    @exclusivity(unchecked) var batchOut = false
-    /// A batch of its lines is back but not all its inputs are with the loop yet (`ControlServer.continueHandOvers`):
-    /// its later lines wait, apart from the next batch, which may go to the parse thread meanwhile.
-    @exclusivity(unchecked) var handingOver = false
-    /// The last batch came back without a line: the next line is interpreted on the reactor.
-    @exclusivity(unchecked) var skipBatchOnce = false
-    /// Cleared when the server closes the connection (checked instead of looking the id up).
-    @exclusivity(unchecked) var isOpen = true
-    /// Whether it is on the server's list of connections whose lines wait for owed replies or output to drain.
-    @exclusivity(unchecked) var waitingToRequest = false
-    /// The connection's `log` stream, while it runs.
-    @exclusivity(unchecked) var logStream: LogStream?
-    /// Further `log` requests of the connection, streamed one after another (at most `maxQueuedLogStreams`).
-    @exclusivity(unchecked) var queuedLogStreams: [LogStreamStart] = []
+    private var droppedTraces = 0
     /// Monotonic time of the last write progress while output was pending (0: none pending).
-    @exclusivity(unchecked) var lastProgress: UInt64 = 0
+    private(set) var lastProgress: UInt64 = 0
+    /// The connection's `log` stream, while it runs.
+    var logStream: LogStream?
+    /// Further `log` requests of the connection, streamed one after another (at most `maxQueuedLogStreams`).
+    var queuedLogStreams: [LogStreamStart] = []
 
     /// Stands for "as big as the model": such a reply is owed at most once at a time.
     static let modelSized = -1
 
-    init(id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, owner: any ClientConnectionOwner) {
+    init(id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, server: ControlServer) {
         self.id = id
         self.fd = fd
         self.peer = peer
-        self.owner = owner
+        self.server = server
+        input = LineFramer(maxLineBytes: server.settings.maxLineBytes)
     }
 
     func reactorReady(_ events: Epoll.Events) {
-        owner.connectionReady(self, events)
+        server.connectionReady(self, events)
     }
 
     var hasStreams: Bool { logStream != nil || (requests.map { $0.subscribed || $0.monitoring } ?? false) }
@@ -102,6 +81,211 @@ final class ClientConnection: ReactorHandler {
     /// `log` streams a connection may have waiting behind its running one; past that its lines wait unread, so
     /// pipelined `log` requests cost no memory in proportion to their number.
     static let maxQueuedLogStreams = 16
+
+    // MARK: - Permissions
+
+    /// Its permissions are known (first decided, or decided again by a reload).
+    func authorize(_ permissions: (read: Bool, write: Bool), eventsAsText: Bool) {
+        if var state = requests {
+            state.canRead = permissions.read
+            state.canWrite = permissions.write
+            requests = state
+            return
+        }
+        requests = RequestState(
+            connection: id, peerUID: peer.uid, eventsAsText: eventsAsText, canRead: permissions.read,
+            canWrite: permissions.write)
+        state.authorized()
+    }
+
+    /// A reload changed `maxLineBytes`: lines from now on are held to the new limit.
+    func limitLines(to maxLineBytes: Int) {
+        input.maxLineBytes = maxLineBytes
+    }
+
+    // MARK: - Reading
+
+    enum ReadOutcome {
+        /// Bytes were read (and their lines handed on); its replies are due at the end of the round.
+        case read
+        /// Nothing to read now, or reading is paused.
+        case wouldBlock
+        /// The peer shut down its side.
+        case endOfFile
+        case failed
+    }
+
+    /// Reads what the socket has, a few buffers' worth at most, and hands each complete line on as it comes.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        var budget = 4
+        while budget > 0, wantsInput {
+            budget -= 1
+            let result = Result { () throws(SystemError) in try fd.read(into: buffer) }
+            switch result {
+            case .failure:
+                return .failed
+            case .success(.wouldBlock):
+                return .wouldBlock
+            case .success(.endOfFile):
+                state.peerShutDown()
+                processLines()
+                return .endOfFile
+            case .success(.transferred(let count)):
+                input.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                processLines()
+                // A short read drained the socket: reading again would only return EAGAIN, a wasted system call
+                // per request for one-at-a-time clients. Level-triggered epoll reports anything that arrives later.
+                if count < buffer.count { return .read }
+            }
+        }
+        return .read
+    }
+
+    /// Whether to read more from the socket: not after EOF, `quit` or shutdown, and not while lines already read
+    /// wait (for room in the loop's queue, or for output to drain). While a batch is at the parse thread, reading
+    /// goes on up to one more batch, so the next one is ready when it comes back.
+    var wantsInput: Bool {
+        state.takesRequests && !state.peerFinished && state.waits.isEmpty && !server.shuttingDown
+            && mayRequest(limit: server.settings.maxOutputBytes)
+            && (!(state.isBatchOut || state.isHandingOver) || input.unconsumedCount < ControlServer.batchBytes)
+    }
+
+    /// Bytes read and not yet consumed.
+    var unconsumedInput: Int { input.unconsumedCount }
+
+    /// Drops consumed input, once no pass holds slices of it (see `LineFramer.dropConsumed`).
+    func dropConsumedInput() {
+        input.dropConsumed()
+    }
+
+    /// The largest input buffer whose events' texts are slices of it rather than copies (see `processLines`). Small,
+    /// because a queued event keeps its buffer alive: a client whose every read gets a new buffer (the pass still
+    /// holding the last one) pins at most this much per queued event, not a copy's few dozen bytes.
+    static var sharedInputBytes: Int { 256 }
+
+    /// Hands every complete line in its input (and, after EOF, a final unterminated one) to the loop, while the
+    /// loop has room and its output bound allows.
+    func processLines() {
+        while state.takesRequests && !state.isBatchOut {
+            if server.sendBatch(self) { return }
+            // Lines after a batch still being handed over wait for it, so that replies stay in line order.
+            guard !state.isHandingOver else { return }
+            guard let frame = input.peek(atEnd: state.peerFinished) else { return }
+            guard case .line(let line) = frame else {
+                lineTooLong()
+                return
+            }
+            guard requests?.awaitingControl != true, server.mayHandOver(self, line: line), var requests else {
+                return
+            }
+            input.take()
+            linesConsumed += 1
+            if let request = RequestInterpreter.interpret(line, number: linesConsumed, state: &requests) {
+                // An event's text is a slice of the connection's input. While the pass holds it, the next read that
+                // changes the input copies the buffer (copy-on-write), so the text of a big buffer gets bytes of its
+                // own instead; a small buffer (a one-at-a-time client's) is shared, saving an allocation per event.
+                if input.bytes.capacity > Self.sharedInputBytes, case .event(let json, let text?, let ticket) = request {
+                    submit(.event(json, text: Array(text)[...], ticket))
+                } else {
+                    submit(request)
+                }
+            }
+            self.requests = requests
+            if requests.quit { state.drain() }
+        }
+    }
+
+    /// Hands `input` to the loop and records the reply the connection is now owed.
+    func submit(_ input: consuming ClientInput) {
+        expectReply(estimate: RequestInterpreter.replyEstimate(input))
+        server.loop.enqueue(input)
+    }
+
+    private func lineTooLong() {
+        linesConsumed += 1
+        let message = "line \(linesConsumed) is longer than maxLineBytes (\(input.maxLineBytes) bytes)"
+        // Answered even under `reply off`, since the connection takes no more requests after it; counted as
+        // rejected, since a line that long cannot be told apart from an event.
+        submit(.rejected(.lineTooLong, message, ReplyTicket(connection: id, line: linesConsumed, mode: .on)))
+        state.drain()
+        input.removeAll()
+    }
+
+    /// Answers the complete lines not yet handed to the loop with `ShuttingDown`. Lines out at the parse thread are
+    /// handed over when they come back, and the rest answered then.
+    func answerUnreadLines() {
+        guard !state.isBatchOut else { return }
+        // Every complete line, whatever its length: a line's own problems no longer matter.
+        var lines = LineFramer(bytes: input.bytes)
+        lines.consume(input.start)
+        while case .line(let bytes)? = lines.next() {
+            let line = RequestLine.classify(bytes)
+            linesConsumed += 1
+            let ticket = ReplyTicket(connection: id, line: linesConsumed, mode: requests?.replyMode ?? .on)
+            if case .blank = line {
+            } else if line.isEventLike {
+                submit(.rejected(.shuttingDown, "the daemon is shutting down", ticket))
+            } else {
+                submit(.reply(JSONLine.error(.shuttingDown, "the daemon is shutting down", line: ticket.line), ticket))
+            }
+        }
+        input.consume(lines.start - input.start)
+    }
+
+    /// Whether it has nothing left to do: no more input, every reply written, no streams.
+    func isDone(shuttingDown: Bool) -> Bool {
+        // After EOF, lines still buffered (waiting for the loop or for output to drain) keep the connection open.
+        let draining = state.phase == .draining
+        let noMoreInput = (state.peerFinished && input.unconsumedCount == 0) || draining
+        let streamsKeepItOpen = hasStreams && !draining && !shuttingDown
+        return noMoreInput && !streamsKeepItOpen && awaitingLoop == 0 && pendingOutputBytes == 0
+    }
+
+    // MARK: - Batches
+
+    /// Its complete lines as a batch for the parse thread, when there are at least `threshold` bytes of them (up to
+    /// `maxBytes`); `nil` otherwise.
+    func batch(threshold: Int, maxBytes: Int, replyBudget: Int, maxInputs: Int) -> LineBatch.Job? {
+        guard input.unconsumedCount >= threshold, let requests, modelSizedOwed == 0 else { return nil }
+        let pending = input.unconsumed.prefix(maxBytes)
+        guard let lastNewline = pending.lastIndex(of: UInt8(ascii: "\n")), lastNewline - input.start >= threshold
+        else { return nil }
+        return LineBatch.Job(
+            connection: id, bytes: Array(input.bytes[input.start...lastNewline]), firstLine: linesConsumed + 1,
+            state: requests, replyBudget: replyBudget, maxInputs: maxInputs, maxLineBytes: input.maxLineBytes)
+    }
+
+    /// A batch's lines were interpreted: its bytes are consumed and its line numbers used. A reload may have changed
+    /// the peer's permissions while the batch was out: its lines were interpreted with the old ones, the lines after
+    /// it get the new ones.
+    func batchInterpreted(bytes: Int, lines: Int, state batchState: RequestState) {
+        input.consume(bytes)
+        linesConsumed += lines
+        var merged = batchState
+        if let current = requests {
+            merged.canRead = current.canRead
+            merged.canWrite = current.canWrite
+        }
+        requests = merged
+    }
+
+    /// A control command's reply is out: its later lines may be read.
+    func controlAnswered() {
+        requests?.awaitingControl = false
+    }
+
+    // MARK: - Interest
+
+    /// Brings its epoll interest up to date: readable while it wants input, writable while output waits.
+    func updateInterest(_ reactor: Reactor) throws(SystemError) {
+        guard let registration else { return }
+        let wanted = Epoll.Events(
+            rawValue: (wantsInput ? Epoll.Events.readable.rawValue : 0)
+                | (pendingOutputBytes > 0 ? Epoll.Events.writable.rawValue : 0))
+        guard wanted != interest else { return }
+        try reactor.update(registration, to: wanted)
+        interest = wanted
+    }
 
     // MARK: - Replies
 
@@ -151,6 +335,11 @@ final class ClientConnection: ReactorHandler {
         output.append(contentsOf: line)
     }
 
+    /// Appends stream lines (`log`) that `append` writes to the output buffer.
+    func appendOutput<Result>(_ append: (inout [UInt8]) -> Result) -> Result {
+        append(&output)
+    }
+
     // MARK: - Writing
 
     enum WriteOutcome {
@@ -190,5 +379,12 @@ final class ClientConnection: ReactorHandler {
                 return .pending
             }
         }
+    }
+
+    /// Whether output has waited more than `limit` nanoseconds without progress (dated now if it was not yet).
+    func stalled(now: UInt64, limit: UInt64) -> Bool {
+        guard pendingOutputBytes > 0 else { return false }
+        if lastProgress == 0 { lastProgress = now }
+        return now - lastProgress > limit
     }
 }

@@ -73,7 +73,8 @@ extension ControlServer {
                 + "(\(pause.failedRetries) retries failed)")
     }
 
-    private func admit(_ fd: FileDescriptor) {
+    /// Takes a new client socket (non-blocking): refused past the connection limits, else a connection.
+    func admit(_ fd: FileDescriptor) {
         guard let peer = try? UnixSocket.peerCredentials(fd) else {
             fd.close()
             return
@@ -93,7 +94,7 @@ extension ControlServer {
             log.limited("connection refused", .warning, "refused a connection from uid \(peer.uid): \(which)")
             return
         }
-        let connection = connections.insert { id in ClientConnection(id: id, fd: fd, peer: peer, owner: self) }
+        let connection = connections.insert { id in ClientConnection(id: id, fd: fd, peer: peer, server: self) }
         let id = connection.id
         do {
             connection.registration = try reactor.register(fd, for: Epoll.Events(rawValue: 0), handler: connection)
@@ -106,9 +107,7 @@ extension ControlServer {
         connectionsPerUser[peer.uid, default: 0] += 1
         let now = SystemProcess.monotonicNanoseconds()
         if let permissions = settings.access.permissions(for: peer, groups: groupCache.groups(of: peer.uid, now: now)) {
-            connection.requests = RequestState(
-                connection: id, peerUID: peer.uid, eventsAsText: loop.eventsAsText, canRead: permissions.read,
-                canWrite: permissions.write)
+            connection.authorize(permissions, eventsAsText: loop.eventsAsText)
             updateInterest(connection)
         } else {
             lookUpGroups(of: peer, for: connection)
@@ -134,9 +133,7 @@ extension ControlServer {
             guard let connection = connections[id] else { continue }
             let permissions =
                 settings.access.permissions(for: connection.peer, groups: groups) ?? (read: false, write: false)
-            connection.requests = RequestState(
-                connection: id, peerUID: uid, eventsAsText: loop.eventsAsText, canRead: permissions.read,
-                canWrite: permissions.write)
+            connection.authorize(permissions, eventsAsText: loop.eventsAsText)
             updateInterest(connection)
         }
     }

@@ -4,11 +4,10 @@ final class LogStreams {
     /// holds these streams, and outlives them; a weak reference gave the journal a side table, which sent each
     /// retain of it (one per pass) down the runtime's slow path.
     unowned var source: (any LogSource)?
-    // Reactor-thread state, looked at every round and pass: exclusivity checks are off.
     /// Connections with a stream, in the order they started.
-    @exclusivity(unchecked) var connections: [ConnectionID] = []
+    var connections: [ConnectionID] = []
     /// Streams to go on at the end of this round (started, or new events committed).
-    @exclusivity(unchecked) var due: [ConnectionID] = []
+    var due: [ConnectionID] = []
 
     /// New events were committed: every stream goes on at the end of the round.
     func committed() {
