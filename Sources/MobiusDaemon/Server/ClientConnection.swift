@@ -184,7 +184,8 @@ final class ClientConnection: ReactorHandler {
                 // An event's text is a slice of the connection's input. While the pass holds it, the next read that
                 // changes the input copies the buffer (copy-on-write), so the text of a big buffer gets bytes of its
                 // own instead; a small buffer (a one-at-a-time client's) is shared, saving an allocation per event.
-                if input.bytes.capacity > Self.sharedInputBytes, case .event(let json, let text?, let ticket) = request {
+                if input.bytes.capacity > Self.sharedInputBytes, case .event(let json, let text?, let ticket) = request
+                {
                     submit(.event(json, text: Array(text)[...], ticket))
                 } else {
                     submit(request)

@@ -27,9 +27,9 @@ extension ControlServer: LoopOutputSink {
         }
         if writeNow, let recent { writeEarly(recent) }
         // Lines that waited for these replies may go to the loop now.
-        guard !waitingToRequest.isEmpty else { return }
-        let waiting = waitingToRequest
-        waitingToRequest.removeAll()
+        guard !outputWaiters.isEmpty else { return }
+        let waiting = outputWaiters
+        outputWaiters.removeAll()
         for connection in waiting where connection.state.outputWaitEnded() == .resume {
             resume(connection)
         }

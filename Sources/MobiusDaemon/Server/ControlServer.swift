@@ -1,12 +1,11 @@
 import MobiusJSON
 import MobiusSystem
 
-/// The control socket on the reactor: accepts clients and routes to each connection (which reads, frames and
-/// interprets its own lines, and writes its own output) its readiness, the loop's room, the replies committed passes
-/// hand back, and the batches the parse thread returns. It never blocks on a client: sockets are
-/// non-blocking, output is bounded per connection, a connection's requests go to the loop only while its unsent
-/// and owed output is under `maxOutputBytes`, and a full loop queue pauses reading instead of dropping anything
-/// read.
+/// The control socket on the reactor: accepts clients, and routes to each connection (which reads, frames and
+/// interprets its own lines and writes its own output) its readiness, the loop's room, the replies committed passes
+/// hand back and the batches the parse thread returns. It never blocks on a client: sockets are non-blocking,
+/// output is bounded per connection, a connection's requests go to the loop only while its unsent and owed output
+/// is under `maxOutputBytes`, and a full loop queue pauses reading instead of dropping anything read.
 final class ControlServer {
     let loop: LoopPort
     let reactor: Reactor
@@ -30,8 +29,8 @@ final class ControlServer {
     var groupCache = GroupMembershipCache()
     /// Connections with output to write at the end of this round.
     var dirty: [ClientConnection] = []
-    /// Connections with lines waiting for room in the loop's queue or for owed replies.
-    var waitingToRequest: [ClientConnection] = []
+    /// Connections whose lines wait for owed replies or unsent output to shrink (`ConnectionState.Waits.output`).
+    var outputWaiters: [ClientConnection] = []
     var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     var shuttingDown = false
     var stallTimer: ReactorTimers.ID?
@@ -103,7 +102,7 @@ final class ControlServer {
             return false
         }
         guard connection.mayRequest(limit: settings.maxOutputBytes) else {
-            if connection.state.waitForOutput() == .joinOutputWaiters { waitingToRequest.append(connection) }
+            if connection.state.waitForOutput() == .joinOutputWaiters { outputWaiters.append(connection) }
             return false
         }
         return true
