@@ -126,7 +126,12 @@ package struct LineFramer {
         } else {
             scanFrom = searchEnd
             guard bytes.count - start > window - 1 else { return nil }
-            return tooLong(end: bytes.count)
+            // The prefix stops at the line's newline when it is just past the window.
+            let prefixEnd = min(bytes.count, start + Self.prefixBytes)
+            let newline =
+                searchEnd < prefixEnd
+                ? ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes[searchEnd..<prefixEnd]) : nil
+            return tooLong(end: newline ?? bytes.count)
         }
         if !keepsCarriageReturn && end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         guard end - start <= maxLineBytes else { return tooLong(end: end) }

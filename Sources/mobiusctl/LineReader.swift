@@ -23,9 +23,10 @@ struct LineReader {
 
     private mutating func fill() throws(SystemError) {
         let fd = self.fd
-        let received = try chunk.withUnsafeMutableBytes { raw throws(SystemError) in
-            try fd.readInterruptibly(into: raw)
+        let result = chunk.withUnsafeMutableBytes { raw in
+            Result { () throws(SystemError) in try fd.readInterruptibly(into: raw) }
         }
+        let received = try result.get()
         if received == 0 { atEnd = true }
         lines.append(chunk[..<received])
     }

@@ -12,6 +12,7 @@ final class ClientConnection: ReactorHandler {
     let id: ConnectionID
     let fd: FileDescriptor
     let peer: PeerCredentials
+    /// Only for readiness: everything else gets the server as an argument, which costs no reference counting.
     private unowned let server: ControlServer
     var registration: Reactor.Registration?
     /// Where it is in its life; changed only through the state's transitions.
@@ -25,7 +26,8 @@ final class ClientConnection: ReactorHandler {
     private(set) var requests: RequestState?
     /// Request lines consumed so far (the next line's number is this plus one).
     private(set) var linesConsumed = 0
-    private var input: LineFramer
+    /// `nil` only while `withInput` has it.
+    private var input: LineFramer?
 
     // What the loop still owes, oldest first: an estimate of each reply's size, for the output bound.
     private var owedEstimates: [Int] = []
@@ -100,7 +102,15 @@ final class ClientConnection: ReactorHandler {
 
     /// A reload changed `maxLineBytes`: lines from now on are held to the new limit.
     func limitLines(to maxLineBytes: Int) {
-        input.maxLineBytes = maxLineBytes
+        withInput { $0.maxLineBytes = maxLineBytes }
+    }
+
+    /// Runs `body` on the input moved out of the object: the framer's calls into MobiusSystem are opaque to the
+    /// optimizer, so made on the stored property they would each cost a runtime exclusivity check.
+    private func withInput<T>(_ body: (inout LineFramer) -> T) -> T {
+        var lines = input.take()!
+        defer { input = lines }
+        return body(&lines)
     }
 
     // MARK: - Reading
@@ -116,9 +126,9 @@ final class ClientConnection: ReactorHandler {
     }
 
     /// Reads what the socket has, a few buffers' worth at most, and hands each complete line on as it comes.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+    func read(into buffer: UnsafeMutableRawBufferPointer, server: ControlServer) -> ReadOutcome {
         var budget = 4
-        while budget > 0, wantsInput {
+        while budget > 0, wantsInput(server) {
             budget -= 1
             let result = Result { () throws(SystemError) in try fd.read(into: buffer) }
             switch result {
@@ -128,11 +138,11 @@ final class ClientConnection: ReactorHandler {
                 return .wouldBlock
             case .success(.endOfFile):
                 state.peerShutDown()
-                processLines()
+                processLines(server)
                 return .endOfFile
             case .success(.transferred(let count)):
-                input.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                processLines()
+                withInput { $0.append(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
+                processLines(server)
                 // A short read drained the socket: reading again would only return EAGAIN, a wasted system call
                 // per request for one-at-a-time clients. Level-triggered epoll reports anything that arrives later.
                 if count < buffer.count { return .read }
@@ -144,18 +154,18 @@ final class ClientConnection: ReactorHandler {
     /// Whether to read more from the socket: not after EOF, `quit` or shutdown, and not while lines already read
     /// wait (for room in the loop's queue, or for output to drain). While a batch is at the parse thread, reading
     /// goes on up to one more batch, so the next one is ready when it comes back.
-    var wantsInput: Bool {
+    func wantsInput(_ server: ControlServer) -> Bool {
         state.takesRequests && !state.peerFinished && state.waits.isEmpty && !server.shuttingDown
             && mayRequest(limit: server.settings.maxOutputBytes)
-            && (!(state.isBatchOut || state.isHandingOver) || input.unconsumedCount < ControlServer.batchBytes)
+            && (!(state.isBatchOut || state.isHandingOver) || unconsumedInput < ControlServer.batchBytes)
     }
 
     /// Bytes read and not yet consumed.
-    var unconsumedInput: Int { input.unconsumedCount }
+    var unconsumedInput: Int { withInput { $0.unconsumedCount } }
 
     /// Drops consumed input, once no pass holds slices of it (see `LineFramer.dropConsumed`).
     func dropConsumedInput() {
-        input.dropConsumed()
+        withInput { $0.dropConsumed() }
     }
 
     /// The largest input buffer whose events' texts are slices of it rather than copies (see `processLines`). Small,
@@ -165,102 +175,123 @@ final class ClientConnection: ReactorHandler {
 
     /// Hands every complete line in its input (and, after EOF, a final unterminated one) to the loop, while the
     /// loop has room and its output bound allows.
-    func processLines() {
-        while state.takesRequests && !state.isBatchOut {
-            if server.sendBatch(self) { return }
-            // Lines after a batch still being handed over wait for it, so that replies stay in line order.
-            guard !state.isHandingOver else { return }
-            guard let frame = input.peek(atEnd: state.peerFinished) else { return }
-            guard case .line(let line) = frame else {
-                lineTooLong()
-                return
-            }
-            guard requests?.awaitingControl != true, server.mayHandOver(self, line: line), var requests else {
-                return
-            }
-            input.take()
-            linesConsumed += 1
-            if let request = RequestInterpreter.interpret(line, number: linesConsumed, state: &requests) {
-                // An event's text is a slice of the connection's input. While the pass holds it, the next read that
-                // changes the input copies the buffer (copy-on-write), so the text of a big buffer gets bytes of its
-                // own instead; a small buffer (a one-at-a-time client's) is shared, saving an allocation per event.
-                if input.bytes.capacity > Self.sharedInputBytes, case .event(let json, let text?, let ticket) = request
-                {
-                    submit(.event(json, text: Array(text)[...], ticket))
-                } else {
-                    submit(request)
+    func processLines(_ server: ControlServer) {
+        withInput { lines in
+            while state.takesRequests && !state.isBatchOut {
+                if sendBatch(&lines, server) { return }
+                // Lines after a batch still being handed over wait for it, so that replies stay in line order.
+                guard !state.isHandingOver else { return }
+                guard let frame = lines.peek(atEnd: state.peerFinished) else { return }
+                guard case .line(let line) = frame else {
+                    lineTooLong(&lines, server)
+                    return
                 }
+                guard requests?.awaitingControl != true, server.mayHandOver(self, line: line), var requests else {
+                    return
+                }
+                lines.take()
+                linesConsumed += 1
+                if let request = RequestInterpreter.interpret(line, number: linesConsumed, state: &requests) {
+                    // An event's text is a slice of the connection's input. While the pass holds it, the next read
+                    // that changes the input copies the buffer (copy-on-write), so the text of a big buffer gets
+                    // bytes of its own instead; a small buffer (a one-at-a-time client's) is shared, saving an
+                    // allocation per event.
+                    if lines.bytes.capacity > Self.sharedInputBytes,
+                        case .event(let json, let text?, let ticket) = request
+                    {
+                        submit(.event(json, text: Array(text)[...], ticket), server)
+                    } else {
+                        submit(request, server)
+                    }
+                }
+                self.requests = requests
+                if requests.quit { state.drain() }
             }
-            self.requests = requests
-            if requests.quit { state.drain() }
         }
     }
 
     /// Hands `input` to the loop and records the reply the connection is now owed.
-    func submit(_ input: consuming ClientInput) {
+    func submit(_ input: consuming ClientInput, _ server: ControlServer) {
         expectReply(estimate: RequestInterpreter.replyEstimate(input))
         server.loop.enqueue(input)
     }
 
-    private func lineTooLong() {
+    private func lineTooLong(_ lines: inout LineFramer, _ server: ControlServer) {
         linesConsumed += 1
-        let message = "line \(linesConsumed) is longer than maxLineBytes (\(input.maxLineBytes) bytes)"
+        let message = "line \(linesConsumed) is longer than maxLineBytes (\(lines.maxLineBytes) bytes)"
         // Answered even under `reply off`, since the connection takes no more requests after it; counted as
         // rejected, since a line that long cannot be told apart from an event.
-        submit(.rejected(.lineTooLong, message, ReplyTicket(connection: id, line: linesConsumed, mode: .on)))
+        submit(.rejected(.lineTooLong, message, ReplyTicket(connection: id, line: linesConsumed, mode: .on)), server)
         state.drain()
-        input.removeAll()
+        lines.removeAll()
     }
 
     /// Answers the complete lines not yet handed to the loop with `ShuttingDown`. Lines out at the parse thread are
     /// handed over when they come back, and the rest answered then.
-    func answerUnreadLines() {
+    func answerUnreadLines(_ server: ControlServer) {
         guard !state.isBatchOut else { return }
         // Every complete line, whatever its length: a line's own problems no longer matter.
-        var lines = LineFramer(bytes: input.bytes)
-        lines.consume(input.start)
+        let (bytes, start) = withInput { ($0.bytes, $0.start) }
+        var lines = LineFramer(bytes: bytes)
+        lines.consume(start)
         while case .line(let bytes)? = lines.next() {
             let line = RequestLine.classify(bytes)
             linesConsumed += 1
             let ticket = ReplyTicket(connection: id, line: linesConsumed, mode: requests?.replyMode ?? .on)
             if case .blank = line {
             } else if line.isEventLike {
-                submit(.rejected(.shuttingDown, "the daemon is shutting down", ticket))
+                submit(.rejected(.shuttingDown, "the daemon is shutting down", ticket), server)
             } else {
-                submit(.reply(JSONLine.error(.shuttingDown, "the daemon is shutting down", line: ticket.line), ticket))
+                submit(
+                    .reply(JSONLine.error(.shuttingDown, "the daemon is shutting down", line: ticket.line), ticket),
+                    server)
             }
         }
-        input.consume(lines.start - input.start)
+        withInput { $0.consume(lines.start - start) }
     }
 
     /// Whether it has nothing left to do: no more input, every reply written, no streams.
     func isDone(shuttingDown: Bool) -> Bool {
         // After EOF, lines still buffered (waiting for the loop or for output to drain) keep the connection open.
         let draining = state.phase == .draining
-        let noMoreInput = (state.peerFinished && input.unconsumedCount == 0) || draining
+        let noMoreInput = (state.peerFinished && unconsumedInput == 0) || draining
         let streamsKeepItOpen = hasStreams && !draining && !shuttingDown
         return noMoreInput && !streamsKeepItOpen && awaitingLoop == 0 && pendingOutputBytes == 0
     }
 
     // MARK: - Batches
 
-    /// Its complete lines as a batch for the parse thread, when there are at least `threshold` bytes of them (up to
-    /// `maxBytes`); `nil` otherwise.
-    func batch(threshold: Int, maxBytes: Int, replyBudget: Int, maxInputs: Int) -> LineBatch.Job? {
-        guard input.unconsumedCount >= threshold, let requests, modelSizedOwed == 0 else { return nil }
-        let pending = input.unconsumed.prefix(maxBytes)
-        guard let lastNewline = pending.lastIndex(of: UInt8(ascii: "\n")), lastNewline - input.start >= threshold
-        else { return nil }
-        return LineBatch.Job(
-            connection: id, bytes: Array(input.bytes[input.start...lastNewline]), firstLine: linesConsumed + 1,
-            state: requests, replyBudget: replyBudget, maxInputs: maxInputs, maxLineBytes: input.maxLineBytes)
+    /// Sends its next batch to the parse thread if one is due (see `sendBatch`).
+    func sendNextBatch(_ server: ControlServer) {
+        withInput { _ = sendBatch(&$0, server) }
+    }
+
+    /// Hands its complete lines to the parse thread when there are many; returns whether it did.
+    private func sendBatch(_ lines: inout LineFramer, _ server: ControlServer) -> Bool {
+        guard state.mayBatch(), lines.unconsumedCount >= ControlServer.batchThreshold, let requests,
+            modelSizedOwed == 0
+        else { return false }
+        let budget = server.settings.maxOutputBytes - pendingOutputBytes - owedBytes
+        let room = server.loop.room() - server.inputsAwaitingHandOver
+        guard budget >= 64 * 1024, room >= 64 else { return false }
+        let start = lines.start
+        let pending = lines.unconsumed.prefix(ControlServer.batchBytes)
+        guard let lastNewline = pending.lastIndex(of: UInt8(ascii: "\n")),
+            lastNewline - start >= ControlServer.batchThreshold
+        else { return false }
+        state.batchSent()
+        server.interpret(
+            LineBatch.Job(
+                connection: id, bytes: Array(lines.bytes[start...lastNewline]), firstLine: linesConsumed + 1,
+                state: requests, replyBudget: budget, maxInputs: room, maxLineBytes: lines.maxLineBytes))
+        return true
     }
 
     /// A batch's lines were interpreted: its bytes are consumed and its line numbers used. A reload may have changed
     /// the peer's permissions while the batch was out: its lines were interpreted with the old ones, the lines after
     /// it get the new ones.
     func batchInterpreted(bytes: Int, lines: Int, state batchState: RequestState) {
-        input.consume(bytes)
+        withInput { $0.consume(bytes) }
         linesConsumed += lines
         var merged = batchState
         if let current = requests {
@@ -278,13 +309,13 @@ final class ClientConnection: ReactorHandler {
     // MARK: - Interest
 
     /// Brings its epoll interest up to date: readable while it wants input, writable while output waits.
-    func updateInterest(_ reactor: Reactor) throws(SystemError) {
+    func updateInterest(_ server: ControlServer) throws(SystemError) {
         guard let registration else { return }
         let wanted = Epoll.Events(
-            rawValue: (wantsInput ? Epoll.Events.readable.rawValue : 0)
+            rawValue: (wantsInput(server) ? Epoll.Events.readable.rawValue : 0)
                 | (pendingOutputBytes > 0 ? Epoll.Events.writable.rawValue : 0))
         guard wanted != interest else { return }
-        try reactor.update(registration, to: wanted)
+        try server.reactor.update(registration, to: wanted)
         interest = wanted
     }
 
@@ -337,8 +368,12 @@ final class ClientConnection: ReactorHandler {
     }
 
     /// Appends stream lines (`log`) that `append` writes to the output buffer.
-    func appendOutput<Result>(_ append: (inout [UInt8]) -> Result) -> Result {
-        append(&output)
+    func appendOutput<T>(_ append: (inout [UInt8]) -> T) -> T {
+        // Moved out while `append` runs, so that the call is made outside an access to the stored property.
+        var buffer: [UInt8] = []
+        swap(&buffer, &output)
+        defer { swap(&buffer, &output) }
+        return append(&buffer)
     }
 
     // MARK: - Writing
@@ -364,12 +399,7 @@ final class ClientConnection: ReactorHandler {
                 pendingModel = nil
                 output = model
             }
-            let result = output.withUnsafeBytes { buffer in
-                Result { () throws(SystemError) in
-                    try fd.write(UnsafeRawBufferPointer(rebasing: buffer[outputStart...]))
-                }
-            }
-            switch result {
+            switch send(output, from: outputStart) {
             case .failure(let error):
                 return .failed(error)
             case .success(.transferred(let count)):
@@ -379,6 +409,14 @@ final class ClientConnection: ReactorHandler {
                 if progressed || lastProgress == 0 { lastProgress = now ?? SystemProcess.monotonicNanoseconds() }
                 return .pending
             }
+        }
+    }
+
+    /// Writes `bytes[from...]` as far as the socket takes it: the buffer is an argument rather than the stored
+    /// property, so that the system call is made outside an access to it.
+    private func send(_ bytes: [UInt8], from start: Int) -> Result<FileDescriptor.IOResult, SystemError> {
+        bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in try fd.write(UnsafeRawBufferPointer(rebasing: buffer[start...])) }
         }
     }
 

@@ -7,16 +7,8 @@ extension ControlServer {
     /// saves (a one-at-a-time client never leaves the reactor thread).
     static var batchThreshold: Int { 4096 }
 
-    /// Hands the connection's complete lines to the parse thread when there are many; returns whether it did.
-    func sendBatch(_ connection: ClientConnection) -> Bool {
-        guard connection.state.mayBatch(), connection.unconsumedInput >= Self.batchThreshold else { return false }
-        let budget = settings.maxOutputBytes - connection.pendingOutputBytes - connection.owedBytes
-        let room = loop.room() - inputsAwaitingHandOver
-        guard budget >= 64 * 1024, room >= 64,
-            let job = connection.batch(
-                threshold: Self.batchThreshold, maxBytes: Self.batchBytes, replyBudget: budget, maxInputs: room)
-        else { return false }
-        connection.state.batchSent()
+    /// Sends a connection's batch to the parse thread; the result comes back through the waker.
+    func interpret(_ job: LineBatch.Job) {
         batchesOut += 1
         let waker = reactor.waker
         let server = ReactorBound(value: self)
@@ -26,7 +18,6 @@ extension ControlServer {
                 if let result = result.take() { server.value.batchInterpreted(result) }
             }
         }
-        return true
     }
 
     /// The most inputs of a returned batch that go to the loop in one reactor round; the rest go in the next rounds,
@@ -65,7 +56,7 @@ extension ControlServer {
         if batch.remaining > 0 {
             returnedBatches.append(batch)
             reactor.requestAnotherRound()
-            if !quit && !shuttingDown { _ = sendBatch(connection) }
+            if !quit && !shuttingDown { connection.sendNextBatch(self) }
         } else {
             handedOver(batch, from: connection)
         }
@@ -106,7 +97,7 @@ extension ControlServer {
             for index in start..<end {
                 let input = (base + index).move()
                 (base + index).initialize(to: ownsNothing)
-                connection.submit(input)
+                connection.submit(input, self)
             }
         }
         batch.next = end
@@ -122,7 +113,7 @@ extension ControlServer {
         // A batch sent while this one was handed over comes back on its own.
         guard goOn else { return }
         if shuttingDown {
-            connection.answerUnreadLines()
+            connection.answerUnreadLines(self)
             finishIfDone(connection)
             return
         }

@@ -112,6 +112,6 @@ extension ControlServer {
             }
             return
         }
-        logStreams.connections.removeAll { $0 == connection.id }
+        logStreams.ended(connection.id)
     }
 }

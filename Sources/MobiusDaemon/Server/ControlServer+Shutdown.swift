@@ -14,7 +14,7 @@ extension ControlServer {
         }
         for connection in Array(connections.values) {
             connection.state.drain()
-            connection.answerUnreadLines()
+            connection.answerUnreadLines(self)
             updateInterest(connection)
             finishIfDone(connection)
         }

@@ -64,7 +64,13 @@ final class ControlServer {
 
     func connectionReady(_ connection: ClientConnection, _ events: Epoll.Events) {
         if events.contains(.readable) || events.contains(.hangUp) || events.contains(.error) {
-            switch readBuffer.withUnsafeMutableBytes({ connection.read(into: $0) }) {
+            // The buffer is moved out while the connection reads into it, so that the read is made outside an
+            // access to the stored property.
+            var buffer: [UInt8] = []
+            swap(&buffer, &readBuffer)
+            let outcome = buffer.withUnsafeMutableBytes { connection.read(into: $0, server: self) }
+            swap(&buffer, &readBuffer)
+            switch outcome {
             case .failed:
                 close(connection, reason: nil)
                 return
@@ -110,7 +116,7 @@ final class ControlServer {
 
     /// Goes on with a connection's buffered lines after it had to wait.
     func resume(_ connection: ClientConnection) {
-        connection.processLines()
+        connection.processLines(self)
         finishIfDone(connection)
         if connection.state.isOpen { updateInterest(connection) }
     }
@@ -119,7 +125,7 @@ final class ControlServer {
 
     func updateInterest(_ connection: ClientConnection) {
         do {
-            try connection.updateInterest(reactor)
+            try connection.updateInterest(self)
         } catch {
             close(connection, reason: "\(error)")
         }
@@ -142,7 +148,7 @@ final class ControlServer {
         }
         if let registration = connection.registration { reactor.unregister(registration) }
         connection.fd.close()
-        if connection.logStream != nil { logStreams.connections.removeAll { $0 == connection.id } }
+        if connection.logStream != nil { logStreams.ended(connection.id) }
         connectionsPerUser[connection.peer.uid, default: 1] -= 1
         if connectionsPerUser[connection.peer.uid] == 0 { connectionsPerUser[connection.peer.uid] = nil }
         if connection.hasStreams {

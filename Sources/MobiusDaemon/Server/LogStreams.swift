@@ -9,6 +9,13 @@ final class LogStreams {
     /// Streams to go on at the end of this round (started, or new events committed).
     var due: [ConnectionID] = []
 
+    /// A connection's stream ended, or the connection closed.
+    func ended(_ id: ConnectionID) {
+        // By index rather than `removeAll(where:)`, whose closure call inside the access to `connections` would put
+        // a runtime exclusivity check on every access to it, one per pass among them (`committed`).
+        if let index = connections.firstIndex(of: id) { connections.remove(at: index) }
+    }
+
     /// New events were committed: every stream goes on at the end of the round.
     func committed() {
         guard !connections.isEmpty else { return }

@@ -117,8 +117,11 @@ final class ServerHarness {
     /// One pass over everything queued, answered in order.
     private func runPass() {
         guard !queued.isEmpty else { return }
+        // Taken first, as a pass takes its inputs: delivering lets connections queue more for the next pass.
+        let inputs = queued
+        queued.removeAll()
         var outputs: [PassOutput] = []
-        for input in queued {
+        for input in inputs {
             switch input {
             case .event(_, _, let ticket):
                 seq += 1
@@ -139,7 +142,6 @@ final class ServerHarness {
                 break
             }
         }
-        queued.removeAll()
         server.deliver(outputs, writeNow: false)
         let waiters = roomWaiters
         roomWaiters.removeAll()
@@ -154,6 +156,8 @@ final class TestClient {
     /// Every byte received so far.
     private(set) var received: [UInt8] = []
     private(set) var atEnd = false
+    /// How many complete lines `received` holds.
+    private(set) var lineCount = 0
 
     init(fd: FileDescriptor, id: ConnectionID) throws {
         self.fd = fd
@@ -185,6 +189,7 @@ final class TestClient {
             switch result {
             case .transferred(let count)?:
                 received += buffer[..<count]
+                lineCount += buffer[..<count].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
                 total += count
             case .endOfFile?, nil: atEnd = true
             case .wouldBlock?: return total
