@@ -49,7 +49,7 @@ final class ClientConnection: ReactorHandler {
     /// The connection's `log` stream, while it runs.
     var logStream: LogStream?
     /// Further `log` requests of the connection, streamed one after another (at most `maxQueuedLogStreams`).
-    var queuedLogStreams: [LogStreamStart] = []
+    private(set) var queuedLogStreams: [LogStreamStart] = []
 
     /// Stands for "as big as the model": such a reply is owed at most once at a time.
     static let modelSized = -1
@@ -108,9 +108,28 @@ final class ClientConnection: ReactorHandler {
     /// Runs `body` on the input moved out of the object: the framer's calls into MobiusSystem are opaque to the
     /// optimizer, so made on the stored property they would each cost a runtime exclusivity check.
     private func withInput<T>(_ body: (inout LineFramer) -> T) -> T {
-        var lines = input.take()!
-        defer { input = lines }
-        return body(&lines)
+        var lines: LineFramer?
+        swap(&lines, &input)
+        defer { swap(&lines, &input) }
+        return body(&lines!)
+    }
+
+    /// Runs `body` on the output buffer moved out of the object. Growing or freeing the buffer may release memory,
+    /// which the optimizer cannot see through: done on the stored property, every access to it would be checked for
+    /// exclusivity at run time.
+    private func withOutput<T>(_ body: (inout [UInt8]) -> T) -> T {
+        var buffer: [UInt8] = []
+        swap(&buffer, &output)
+        defer { swap(&buffer, &output) }
+        return body(&buffer)
+    }
+
+    /// Runs `body` on the estimates of what is owed moved out of the object (as `withOutput`).
+    private func withOwedEstimates<T>(_ body: (inout [Int]) -> T) -> T {
+        var estimates: [Int] = []
+        swap(&estimates, &owedEstimates)
+        defer { swap(&estimates, &owedEstimates) }
+        return body(&estimates)
     }
 
     // MARK: - Reading
@@ -323,7 +342,7 @@ final class ClientConnection: ReactorHandler {
 
     /// Owes a reply the loop will give; `estimate` bounds its size (or is `modelSized`).
     func expectReply(estimate: Int) {
-        owedEstimates.append(estimate)
+        withOwedEstimates { $0.append(estimate) }
         if estimate == Self.modelSized { modelSizedOwed += 1 } else { owedBytes += estimate }
     }
 
@@ -334,24 +353,46 @@ final class ClientConnection: ReactorHandler {
         owedHead += 1
         if estimate == Self.modelSized { modelSizedOwed -= 1 } else { owedBytes -= estimate }
         if owedHead == owedEstimates.count {
-            owedEstimates.empty(keepingAtMost: 4096)
+            withOwedEstimates { $0.empty(keepingAtMost: 4096) }
             owedHead = 0
         } else if owedHead > 4096 && owedHead * 2 > owedEstimates.count {
-            owedEstimates.removeFirst(owedHead)
+            let head = owedHead
+            withOwedEstimates { $0.removeFirst(head) }
             owedHead = 0
         }
         switch reply {
-        case .ack(let seq): ReplyText.appendAck(seq, to: &output)
-        case .line(let bytes): output.append(contentsOf: bytes)
+        case .ack(let seq): withOutput { ReplyText.appendAck(seq, to: &$0) }
+        case .line(let bytes): withOutput { $0.append(contentsOf: bytes) }
         case .none: break
         }
     }
 
     // MARK: - Streams
 
+    /// Queues a `log` request behind the running stream.
+    func queueLogStream(_ start: LogStreamStart) {
+        var queue: [LogStreamStart] = []
+        swap(&queue, &queuedLogStreams)
+        queue.append(start)
+        swap(&queue, &queuedLogStreams)
+    }
+
+    /// The next queued `log` request, if any.
+    func nextLogStream() -> LogStreamStart? {
+        guard !queuedLogStreams.isEmpty else { return nil }
+        var queue: [LogStreamStart] = []
+        swap(&queue, &queuedLogStreams)
+        let next = queue.removeFirst()
+        swap(&queue, &queuedLogStreams)
+        return next
+    }
+
     /// Queues a subscription line, replacing one not yet moved to the output buffer.
     func offerModel(_ line: [UInt8]) {
-        pendingModel = line
+        // Swapped rather than assigned: releasing the line it replaces inside the access would make every access to
+        // `pendingModel` checked at run time.
+        var replaced: [UInt8]? = line
+        swap(&replaced, &pendingModel)
     }
 
     /// Queues a trace line unless the client is too far behind (then counts it as dropped).
@@ -360,20 +401,17 @@ final class ClientConnection: ReactorHandler {
             droppedTraces += 1
             return
         }
-        if droppedTraces > 0 {
-            output.append(contentsOf: ReplyText.droppedTraces(droppedTraces))
-            droppedTraces = 0
+        let dropped = droppedTraces
+        droppedTraces = 0
+        withOutput { output in
+            if dropped > 0 { output.append(contentsOf: ReplyText.droppedTraces(dropped)) }
+            output.append(contentsOf: line)
         }
-        output.append(contentsOf: line)
     }
 
     /// Appends stream lines (`log`) that `append` writes to the output buffer.
     func appendOutput<T>(_ append: (inout [UInt8]) -> T) -> T {
-        // Moved out while `append` runs, so that the call is made outside an access to the stored property.
-        var buffer: [UInt8] = []
-        swap(&buffer, &output)
-        defer { swap(&buffer, &output) }
-        return append(&buffer)
+        withOutput(append)
     }
 
     // MARK: - Writing
@@ -390,14 +428,15 @@ final class ClientConnection: ReactorHandler {
         var progressed = false
         while true {
             if outputStart == output.count {
-                output.empty(keepingAtMost: 1 << 20)
                 outputStart = 0
-                guard let model = pendingModel else {
+                guard pendingModel != nil else {
+                    withOutput { $0.empty(keepingAtMost: 1 << 20) }
                     lastProgress = 0
                     return .drained
                 }
-                pendingModel = nil
-                output = model
+                var model: [UInt8]?
+                swap(&model, &pendingModel)
+                withOutput { $0 = model! }
             }
             switch send(output, from: outputStart) {
             case .failure(let error):

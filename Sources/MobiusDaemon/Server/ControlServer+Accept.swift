@@ -94,13 +94,19 @@ extension ControlServer {
             log.limited("connection refused", .warning, "refused a connection from uid \(peer.uid): \(which)")
             return
         }
-        let connection = connections.insert { id in ClientConnection(id: id, fd: fd, peer: peer, server: self) }
+        // The table is moved out while it grows (see `append(_:to:)`).
+        var table = SlotTable<ClientConnection>()
+        swap(&table, &connections)
+        let connection = table.insert { id in ClientConnection(id: id, fd: fd, peer: peer, server: self) }
+        swap(&table, &connections)
         let id = connection.id
         do {
             connection.registration = try reactor.register(fd, for: Epoll.Events(rawValue: 0), handler: connection)
         } catch {
             log.limited("accept", .error, "control socket: \(error)")
-            connections.remove(id)
+            swap(&table, &connections)
+            table.remove(id)
+            swap(&table, &connections)
             fd.close()
             return
         }

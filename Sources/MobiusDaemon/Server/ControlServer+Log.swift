@@ -4,21 +4,19 @@ extension ControlServer {
         guard let connection = connections[id] else { return }
         guard connection.logStream == nil else {
             // One stream at a time per connection: the next starts when this one has ended.
-            connection.queuedLogStreams.append(start)
+            connection.queueLogStream(start)
             return
         }
-        logStreams.connections.append(id)
+        logStreams.started(id)
         connection.logStream = LogStream(start)
-        logStreams.due.append(id)
+        logStreams.makeDue(id)
     }
 
     /// A pass was committed: streams waiting at the head go on.
     /// Runs the streams that are due (end of round, before writing).
     func pumpDueLogStreams() {
         guard !logStreams.due.isEmpty else { return }
-        let due = logStreams.due
-        logStreams.due.removeAll(keepingCapacity: true)
-        for id in due {
+        for id in logStreams.takeDue() {
             if let connection = connections[id] { pumpLog(connection) }
         }
     }
@@ -103,9 +101,9 @@ extension ControlServer {
         connection.appendOutput { $0.append(contentsOf: end) }
         connection.logStream = nil
         markDirty(connection)
-        if !connection.queuedLogStreams.isEmpty {
-            connection.logStream = LogStream(connection.queuedLogStreams.removeFirst())
-            logStreams.due.append(connection.id)
+        if let next = connection.nextLogStream() {
+            connection.logStream = LogStream(next)
+            logStreams.makeDue(connection.id)
             // Lines that waited for room in the queue of streams may go on.
             if connection.state.waits.contains(.output), connection.state.outputWaitEnded() == .resume {
                 resume(connection)

@@ -28,8 +28,8 @@ extension ControlServer: LoopOutputSink {
         if writeNow, let recent { writeEarly(recent) }
         // Lines that waited for these replies may go to the loop now.
         guard !outputWaiters.isEmpty else { return }
-        let waiting = outputWaiters
-        outputWaiters.removeAll()
+        var waiting: [ClientConnection] = []
+        swap(&waiting, &outputWaiters)
         for connection in waiting where connection.state.outputWaitEnded() == .resume {
             resume(connection)
         }

@@ -108,7 +108,7 @@ final class ControlServer {
             return false
         }
         guard connection.mayRequest(limit: settings.maxOutputBytes) else {
-            if connection.state.waitForOutput() == .joinOutputWaiters { outputWaiters.append(connection) }
+            if connection.state.waitForOutput() == .joinOutputWaiters { append(connection, to: &outputWaiters) }
             return false
         }
         return true
@@ -142,7 +142,11 @@ final class ControlServer {
     }
 
     func close(_ connection: ClientConnection, reason: String?) {
-        guard connections.remove(connection.id) != nil, connection.state.close() else { return }
+        var table = SlotTable<ClientConnection>()
+        swap(&table, &connections)
+        let removed = table.remove(connection.id)
+        swap(&table, &connections)
+        guard removed != nil, connection.state.close() else { return }
         if let reason {
             log.limited("connection closed", .warning, "closing connection from uid \(connection.peer.uid): \(reason)")
         }
@@ -159,6 +163,16 @@ final class ControlServer {
     }
 
     func markDirty(_ connection: ClientConnection) {
-        if connection.state.queueForFlush() { dirty.append(connection) }
+        if connection.state.queueForFlush() { append(connection, to: &dirty) }
+    }
+
+    /// Appends to one of the server's lists moved out of the object: growing the list may release memory, which
+    /// the optimizer cannot see through, so done on the stored property every access to it would be checked for
+    /// exclusivity at run time.
+    private func append(_ connection: ClientConnection, to list: inout [ClientConnection]) {
+        var moved: [ClientConnection] = []
+        swap(&moved, &list)
+        moved.append(connection)
+        swap(&moved, &list)
     }
 }
