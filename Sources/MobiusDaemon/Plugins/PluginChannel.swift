@@ -24,15 +24,14 @@ final class PluginChannel {
 
     let process: PipedProcess
     private let reactor: Reactor
-    private let maxLineBytes: Int
     private let onEvent: (Event) -> Void
     private var registrations: [Reactor.Registration] = []
     private var stdinRegistration: Reactor.Registration?
     private var stdoutRegistration: Reactor.Registration?
     private var pendingOutput: [UInt8] = []
     private var pendingOffset = 0
-    private var partialLine: [UInt8] = []
-    private var discardingOversized = false
+    /// Stdout's lines; a `\r` is the plugin's and stays in its line.
+    private var stdoutLines: LineFramer
     private var partialError: [UInt8] = []
     private var stdoutOpen = true
     private var readingPaused = false
@@ -52,9 +51,9 @@ final class PluginChannel {
     ) throws(SystemError) {
         self.process = process
         self.reactor = reactor
-        self.maxLineBytes = maxLineBytes
         self.mayRead = mayRead
         self.onEvent = onEvent
+        stdoutLines = LineFramer(maxLineBytes: maxLineBytes, keepsCarriageReturn: true)
         try process.setParentEndsNonBlocking()
         stdoutRegistration = try reactor.register(
             process.output, for: .readable, handler: ClosureHandler { [unowned self] _ in readStdout() })
@@ -174,9 +173,8 @@ final class PluginChannel {
         case .wouldBlock: return
         case .endOfFile: stdoutEnded()
         case .transferred(let count):
-            // The lines are handed on as slices of this buffer, which is reused for the next read.
-            let chunk = readBuffer[..<count]
-            splitLines(chunk)
+            stdoutLines.append(readBuffer[..<count])
+            splitLines()
         }
     }
 
@@ -193,45 +191,15 @@ final class PluginChannel {
         }
     }
 
-    private func splitLines(_ bytes: ArraySlice<UInt8>) {
-        var start = bytes.startIndex
-        while start < bytes.endIndex, !isClosed {
-            guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes[start...]) else {
-                appendPartial(bytes[start...])
-                return
+    /// Hands on each complete stdout line; one over the limit is reported as soon as it is known and dropped.
+    private func splitLines() {
+        while !isClosed, let frame = stdoutLines.next() {
+            switch frame {
+            case .line(let line): onEvent(.line(line))
+            case .tooLong(let prefix): onEvent(.oversized(prefix: Array(prefix)))
+            case .longLineEnded: break
             }
-            if discardingOversized {
-                discardingOversized = false
-            } else if partialLine.isEmpty {
-                if newline - start > maxLineBytes {
-                    onEvent(.oversized(prefix: Array(bytes[start..<min(newline, start + 256)])))
-                } else {
-                    onEvent(.line(bytes[start..<newline]))
-                }
-            } else {
-                appendPartial(bytes[start..<newline])
-                if !discardingOversized {
-                    let line = partialLine
-                    partialLine.removeAll()
-                    onEvent(.line(line[...]))
-                } else {
-                    discardingOversized = false
-                }
-            }
-            start = newline + 1
         }
-    }
-
-    private func appendPartial(_ bytes: ArraySlice<UInt8>) {
-        guard !discardingOversized else { return }
-        if partialLine.count + bytes.count > maxLineBytes {
-            let prefix = Array((partialLine + bytes).prefix(256))
-            partialLine = []
-            discardingOversized = true
-            onEvent(.oversized(prefix: prefix))
-            return
-        }
-        partialLine.append(contentsOf: bytes)
     }
 
     private func readStderr() {

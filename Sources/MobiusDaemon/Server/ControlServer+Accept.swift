@@ -73,7 +73,8 @@ extension ControlServer {
                 + "(\(pause.failedRetries) retries failed)")
     }
 
-    private func admit(_ fd: FileDescriptor) {
+    /// Takes a new client socket (non-blocking): refused past the connection limits, else a connection.
+    func admit(_ fd: FileDescriptor) {
         guard let peer = try? UnixSocket.peerCredentials(fd) else {
             fd.close()
             return
@@ -93,22 +94,26 @@ extension ControlServer {
             log.limited("connection refused", .warning, "refused a connection from uid \(peer.uid): \(which)")
             return
         }
-        let connection = connections.insert { id in ClientConnection(id: id, fd: fd, peer: peer, owner: self) }
+        // The table is moved out while it grows (see `append(_:to:)`).
+        var table = SlotTable<ClientConnection>()
+        swap(&table, &connections)
+        let connection = table.insert { id in ClientConnection(id: id, fd: fd, peer: peer, server: self) }
+        swap(&table, &connections)
         let id = connection.id
         do {
             connection.registration = try reactor.register(fd, for: Epoll.Events(rawValue: 0), handler: connection)
         } catch {
             log.limited("accept", .error, "control socket: \(error)")
-            connections.remove(id)
+            swap(&table, &connections)
+            table.remove(id)
+            swap(&table, &connections)
             fd.close()
             return
         }
         connectionsPerUser[peer.uid, default: 0] += 1
         let now = SystemProcess.monotonicNanoseconds()
         if let permissions = settings.access.permissions(for: peer, groups: groupCache.groups(of: peer.uid, now: now)) {
-            connection.requests = RequestState(
-                connection: id, peerUID: peer.uid, eventsAsText: loop.eventsAsText, canRead: permissions.read,
-                canWrite: permissions.write)
+            connection.authorize(permissions, eventsAsText: loop.eventsAsText)
             updateInterest(connection)
         } else {
             lookUpGroups(of: peer, for: connection)
@@ -134,9 +139,7 @@ extension ControlServer {
             guard let connection = connections[id] else { continue }
             let permissions =
                 settings.access.permissions(for: connection.peer, groups: groups) ?? (read: false, write: false)
-            connection.requests = RequestState(
-                connection: id, peerUID: uid, eventsAsText: loop.eventsAsText, canRead: permissions.read,
-                canWrite: permissions.write)
+            connection.authorize(permissions, eventsAsText: loop.eventsAsText)
             updateInterest(connection)
         }
     }

@@ -7,28 +7,8 @@ extension ControlServer {
     /// saves (a one-at-a-time client never leaves the reactor thread).
     static var batchThreshold: Int { 4096 }
 
-    /// Hands the connection's complete lines to the parse thread when there are many; returns whether it did.
-    func sendBatch(_ connection: ClientConnection) -> Bool {
-        guard !connection.skipBatchOnce else {
-            connection.skipBatchOnce = false
-            return false
-        }
-        guard !connection.batchOut else { return false }
-        let available = connection.input.count - connection.inputStart
-        guard available >= Self.batchThreshold, let state = connection.requests, connection.modelSizedOwed == 0
-        else { return false }
-        let budget = settings.maxOutputBytes - connection.pendingOutputBytes - connection.owedBytes
-        let room = loop.room() - inputsAwaitingHandOver
-        guard budget >= 64 * 1024, room >= 64 else { return false }
-        let start = connection.inputStart
-        let window = connection.input[start..<min(connection.input.count, start + Self.batchBytes)]
-        guard let lastNewline = window.lastIndex(of: UInt8(ascii: "\n")), lastNewline - start >= Self.batchThreshold
-        else { return false }
-        let job = LineBatch.Job(
-            connection: connection.id, bytes: Array(connection.input[start...lastNewline]),
-            firstLine: connection.linesConsumed + 1, state: state, replyBudget: budget, maxInputs: room,
-            maxLineBytes: settings.maxLineBytes)
-        connection.batchOut = true
+    /// Sends a connection's batch to the parse thread; the result comes back through the waker.
+    func interpret(_ job: LineBatch.Job) {
         batchesOut += 1
         let waker = reactor.waker
         let server = ReactorBound(value: self)
@@ -38,7 +18,6 @@ extension ControlServer {
                 if let result = result.take() { server.value.batchInterpreted(result) }
             }
         }
-        return true
     }
 
     /// The most inputs of a returned batch that go to the loop in one reactor round; the rest go in the next rounds,
@@ -61,24 +40,11 @@ extension ControlServer {
             batchesOut -= 1
             return
         }
-        connection.batchOut = false
-        connection.inputStart += result.bytesConsumed
-        connection.scanFrom = max(connection.scanFrom, connection.inputStart)
-        connection.linesConsumed += result.linesConsumed
-        // A reload may have changed the peer's permissions while the batch was out: its lines were interpreted with
-        // the old ones, the lines after it get the new ones.
-        var state = result.state
-        if let current = connection.requests {
-            state.canRead = current.canRead
-            state.canWrite = current.canWrite
-        }
-        connection.requests = state
-        // A first line too long for the batch (only possible with a small maxLineBytes) is the reactor's to
-        // answer (LineTooLong): the next line goes the inline way, or the batch would come back empty forever.
-        connection.skipBatchOnce = result.linesConsumed == 0
+        connection.batchInterpreted(bytes: result.bytesConsumed, lines: result.linesConsumed, state: result.state)
+        let quit = result.state.quit
         // The batch before it, if it is still being handed over, goes first and whole (rare: a batch takes the
         // parse thread longer than the reactor takes to hand one over).
-        if connection.handingOver,
+        if connection.state.batchCameBack(),
             let index = returnedBatches.firstIndex(where: { $0.result.connection == connection.id })
         {
             var earlier = returnedBatches.remove(at: index)
@@ -88,10 +54,9 @@ extension ControlServer {
         var batch = ReturnedBatch(result: result)
         handOver(&batch, upTo: Self.inputsPerRound, from: connection)
         if batch.remaining > 0 {
-            connection.handingOver = true
             returnedBatches.append(batch)
             reactor.requestAnotherRound()
-            if !state.quit && !shuttingDown { _ = sendBatch(connection) }
+            if !quit && !shuttingDown { connection.sendNextBatch(self) }
         } else {
             handedOver(batch, from: connection)
         }
@@ -132,7 +97,7 @@ extension ControlServer {
             for index in start..<end {
                 let input = (base + index).move()
                 (base + index).initialize(to: ownsNothing)
-                submit(input, on: connection)
+                connection.submit(input, self)
             }
         }
         batch.next = end
@@ -141,12 +106,14 @@ extension ControlServer {
     /// The batch's last input is with the loop: the connection goes on with its next lines.
     private func handedOver(_ batch: borrowing ReturnedBatch, from connection: ClientConnection) {
         batchesOut -= 1
-        connection.handingOver = false
-        if batch.result.state.quit { connection.closeAfterFlush = true }
+        // A first line too long for the batch (only possible with a small maxLineBytes) is the reactor's to answer
+        // (LineTooLong), so an empty batch makes the next line go the inline way.
+        let goOn = connection.state.handedOver(empty: batch.result.linesConsumed == 0)
+        if batch.result.state.quit { connection.state.drain() }
         // A batch sent while this one was handed over comes back on its own.
-        guard !connection.batchOut else { return }
+        guard goOn else { return }
         if shuttingDown {
-            answerUnreadLines(connection)
+            connection.answerUnreadLines(self)
             finishIfDone(connection)
             return
         }

@@ -4,21 +4,19 @@ extension ControlServer {
         guard let connection = connections[id] else { return }
         guard connection.logStream == nil else {
             // One stream at a time per connection: the next starts when this one has ended.
-            connection.queuedLogStreams.append(start)
+            connection.queueLogStream(start)
             return
         }
-        logStreams.connections.append(id)
+        logStreams.started(id)
         connection.logStream = LogStream(start)
-        logStreams.due.append(id)
+        logStreams.makeDue(id)
     }
 
     /// A pass was committed: streams waiting at the head go on.
     /// Runs the streams that are due (end of round, before writing).
     func pumpDueLogStreams() {
         guard !logStreams.due.isEmpty else { return }
-        let due = logStreams.due
-        logStreams.due.removeAll(keepingCapacity: true)
-        for id in due {
+        for id in logStreams.takeDue() {
             if let connection = connections[id] { pumpLog(connection) }
         }
     }
@@ -27,7 +25,7 @@ extension ControlServer {
     /// the records are there, else through a read of the segment files on the read thread. A reader that falls
     /// behind thus reads from disk, never from unbounded memory (docs/protocol.md 1.5).
     func pumpLog(_ connection: ClientConnection) {
-        guard var stream = connection.logStream, !stream.reading, connection.isOpen,
+        guard var stream = connection.logStream, !stream.reading, connection.state.isOpen,
             let source = logStreams.source
         else { return }
         let threshold = max(64 * 1024, settings.maxOutputBytes / 2)
@@ -43,15 +41,17 @@ extension ControlServer {
             }
             let through = stream.through(head: source.committedSeq)
             guard stream.next <= through else { break }
-            let before = connection.output.count
             let room = threshold - connection.pendingOutputBytes
-            if let next = source.appendLines(
-                from: stream.next, through: through, maxBytes: room, to: &connection.output)
-            {
+            let read = connection.appendOutput { output in
+                let before = output.count
+                let next = source.appendLines(from: stream.next, through: through, maxBytes: room, to: &output)
+                return (next, output.count > before)
+            }
+            if let next = read.0 {
                 stream.remaining = stream.remaining.map { $0 - (next - stream.next) }
                 stream.next = next
                 stream.cursor = nil
-                appended = appended || connection.output.count > before
+                appended = appended || read.1
                 continue
             }
             guard source.hasDisk else {
@@ -75,7 +75,7 @@ extension ControlServer {
     private func logRead(_ id: ConnectionID, _ chunk: JournalReader.Chunk) {
         guard let connection = connections[id], var stream = connection.logStream else { return }
         stream.reading = false
-        connection.output.append(contentsOf: chunk.lines)
+        connection.appendOutput { $0.append(contentsOf: chunk.lines) }
         stream.remaining = stream.remaining.map { $0 - (chunk.next - stream.next) }
         stream.next = chunk.next
         stream.cursor = chunk.cursor
@@ -98,19 +98,18 @@ extension ControlServer {
     }
 
     private func finishLog(_ connection: ClientConnection, with end: [UInt8]) {
-        connection.output.append(contentsOf: end)
+        connection.appendOutput { $0.append(contentsOf: end) }
         connection.logStream = nil
         markDirty(connection)
-        if !connection.queuedLogStreams.isEmpty {
-            connection.logStream = LogStream(connection.queuedLogStreams.removeFirst())
-            logStreams.due.append(connection.id)
+        if let next = connection.nextLogStream() {
+            connection.logStream = LogStream(next)
+            logStreams.makeDue(connection.id)
             // Lines that waited for room in the queue of streams may go on.
-            if connection.waitingToRequest {
-                connection.waitingToRequest = false
+            if connection.state.waits.contains(.output), connection.state.outputWaitEnded() == .resume {
                 resume(connection)
             }
             return
         }
-        logStreams.connections.removeAll { $0 == connection.id }
+        logStreams.ended(connection.id)
     }
 }

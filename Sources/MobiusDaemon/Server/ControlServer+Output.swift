@@ -27,12 +27,11 @@ extension ControlServer: LoopOutputSink {
         }
         if writeNow, let recent { writeEarly(recent) }
         // Lines that waited for these replies may go to the loop now.
-        guard !waitingToRequest.isEmpty else { return }
-        let waiting = waitingToRequest
-        waitingToRequest.removeAll()
-        for connection in waiting {
-            connection.waitingToRequest = false
-            if connection.isOpen { resume(connection) }
+        guard !outputWaiters.isEmpty else { return }
+        var waiting: [ClientConnection] = []
+        swap(&waiting, &outputWaiters)
+        for connection in waiting where connection.state.outputWaitEnded() == .resume {
+            resume(connection)
         }
     }
 
@@ -52,8 +51,8 @@ extension ControlServer: LoopOutputSink {
         guard let connection = connections[ticket.connection] else { return }
         connection.replied(.line(line))
         markDirty(connection)
-        connection.requests?.awaitingControl = false
-        if connection.isOpen { resume(connection) }
+        connection.controlAnswered()
+        if connection.state.isOpen { resume(connection) }
     }
 
     /// Writes a connection's new replies now, before the rest of the pass and the round: the end of the round's
@@ -98,8 +97,8 @@ extension ControlServer: LoopOutputSink {
         var batch: [ClientConnection] = []
         swap(&batch, &dirty)
         for connection in batch {
-            connection.queuedForFlush = false
-            if connection.isOpen { flush(connection, now: now) }
+            connection.state.flushDequeued()
+            if connection.state.isOpen { flush(connection, now: now) }
         }
         batch.empty()
         if dirty.isEmpty { swap(&batch, &dirty) }
@@ -119,14 +118,13 @@ extension ControlServer: LoopOutputSink {
         }
         if connection.logStream != nil { pumpLog(connection) }
         finishIfDone(connection)
-        guard connection.isOpen else { return }
+        guard connection.state.isOpen else { return }
         // With every reply delivered, no pass holds slices of the input any more: emptying it keeps its buffer.
-        if connection.awaitingLoop == 0 { compactInput(connection) }
-        if connection.pendingOutputBytes < settings.maxOutputBytes, connection.waitingToRequest,
-            connection.mayRequest(limit: settings.maxOutputBytes)
+        if connection.awaitingLoop == 0 { connection.dropConsumedInput() }
+        if connection.pendingOutputBytes < settings.maxOutputBytes, connection.state.waits.contains(.output),
+            connection.mayRequest(limit: settings.maxOutputBytes), connection.state.outputWaitEnded() == .resume
         {
             // Output drained below the bound: its waiting lines may go on.
-            connection.waitingToRequest = false
             resume(connection)
             return
         }
@@ -149,9 +147,8 @@ extension ControlServer: LoopOutputSink {
     private func checkStalls() {
         let now = SystemProcess.monotonicNanoseconds()
         let limit = settings.stallTimeoutNanoseconds
-        for connection in Array(connections.values) where connection.pendingOutputBytes > 0 {
-            if connection.lastProgress == 0 { connection.lastProgress = now }
-            if now - connection.lastProgress > limit {
+        for connection in Array(connections.values) {
+            if connection.stalled(now: now, limit: limit) {
                 close(connection, reason: "no write progress for \(settings.stallTimeout) s (stallTimeout)")
             }
         }

@@ -15,6 +15,7 @@ extension ControlServer {
         let now = SystemProcess.monotonicNanoseconds()
         var lookups: [UInt32: (PeerCredentials, [ConnectionID])] = [:]
         for connection in connections.values {
+            connection.limitLines(to: settings.maxLineBytes)
             guard connection.requests != nil else { continue }  // still waiting for its first decision
             let groups = groupCache.groups(of: connection.peer.uid, now: now)
             if let permissions = settings.access.permissions(for: connection.peer, groups: groups) {
@@ -27,14 +28,12 @@ extension ControlServer {
     }
 
     private func reauthorize(_ connection: ClientConnection, _ permissions: (read: Bool, write: Bool)) {
-        guard connection.isOpen, var state = connection.requests else { return }
+        guard connection.state.isOpen, let state = connection.requests else { return }
         if connection.hasStreams && state.canRead && !permissions.read {
             close(connection, reason: "read access was withdrawn by a reload")
             return
         }
-        state.canRead = permissions.read
-        state.canWrite = permissions.write
-        connection.requests = state
+        connection.authorize(permissions, eventsAsText: loop.eventsAsText)
     }
 
     private func lookUpGroupsAgain(of peer: PeerCredentials, for ids: [ConnectionID]) {

@@ -13,8 +13,8 @@ extension ControlServer {
             self.listener = nil
         }
         for connection in Array(connections.values) {
-            connection.closeAfterFlush = true
-            answerUnreadLines(connection)
+            connection.state.drain()
+            connection.answerUnreadLines(self)
             updateInterest(connection)
             finishIfDone(connection)
         }
@@ -28,31 +28,5 @@ extension ControlServer {
     /// Closes every connection (the end of shutdown).
     func closeAll() {
         for connection in Array(connections.values) { close(connection, reason: nil) }
-    }
-
-    /// Answers the complete lines not yet handed to the loop with `ShuttingDown`. Lines out at the parse thread are
-    /// handed over when they come back, and the rest answered then.
-    func answerUnreadLines(_ connection: ClientConnection) {
-        guard !connection.batchOut else { return }
-        let input = connection.input
-        var start = connection.inputStart
-        connection.waitingToRequest = false
-        while let newline = input[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = RequestLine.classify(input[start..<newline])
-            connection.linesConsumed += 1
-            let ticket = ReplyTicket(
-                connection: connection.id, line: connection.linesConsumed, mode: connection.requests?.replyMode ?? .on)
-            if case .blank = line {
-            } else if line.isEventLike {
-                submit(.rejected(.shuttingDown, "the daemon is shutting down", ticket), on: connection)
-            } else {
-                submit(
-                    .reply(JSONLine.error(.shuttingDown, "the daemon is shutting down", line: ticket.line), ticket),
-                    on: connection)
-            }
-            start = newline + 1
-        }
-        connection.inputStart = start
-        connection.scanFrom = start
     }
 }

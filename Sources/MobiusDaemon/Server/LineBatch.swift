@@ -36,21 +36,15 @@ struct LineBatch: Sendable {
         // About one input per 32 bytes of lines (a short event is 21), so a batch rarely grows its array.
         result.inputs.reserveCapacity(min(job.maxInputs, job.bytes.count / 32 + 1))
         var budget = job.replyBudget
-        let bytes = job.bytes
-        var start = 0
+        // The lines' texts are slices of the job's bytes, which the framer shares rather than copies.
+        var lines = LineFramer(bytes: job.bytes, maxLineBytes: job.maxLineBytes)
         var textBytes = 0
-        while start < bytes.count, !result.state.quit, !result.state.awaitingControl,
-            result.inputs.count < job.maxInputs
+        while !result.state.quit, !result.state.awaitingControl, result.inputs.count < job.maxInputs,
+            case .line(let line)? = lines.peek()
         {
-            guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes[start...])
-            else { break }
-            var end = newline
-            if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-            guard end - start <= job.maxLineBytes else { break }
-            let line = bytes[start..<end]
+            lines.take()
             result.linesConsumed += 1
-            result.bytesConsumed = newline + 1
-            start = newline + 1
+            result.bytesConsumed = lines.start
             let number = job.firstLine + result.linesConsumed - 1
             guard let input = RequestInterpreter.interpret(line, number: number, state: &result.state) else { continue }
             textBytes += input.eventTextCount

@@ -4,15 +4,51 @@ final class LogStreams {
     /// holds these streams, and outlives them; a weak reference gave the journal a side table, which sent each
     /// retain of it (one per pass) down the runtime's slow path.
     unowned var source: (any LogSource)?
-    // Reactor-thread state, looked at every round and pass: exclusivity checks are off.
     /// Connections with a stream, in the order they started.
-    @exclusivity(unchecked) var connections: [ConnectionID] = []
+    private(set) var connections: [ConnectionID] = []
     /// Streams to go on at the end of this round (started, or new events committed).
-    @exclusivity(unchecked) var due: [ConnectionID] = []
+    private(set) var due: [ConnectionID] = []
+
+    // Each list is moved out while it changes, so that no access to the stored property spans a call the optimizer
+    // cannot see through: every access (one per pass among them, in `committed`) would be checked at run time.
+
+    /// A connection's stream started.
+    func started(_ id: ConnectionID) {
+        var streaming: [ConnectionID] = []
+        swap(&streaming, &connections)
+        streaming.append(id)
+        swap(&streaming, &connections)
+    }
+
+    /// A connection's stream is to go on at the end of the round.
+    func makeDue(_ id: ConnectionID) {
+        var moved: [ConnectionID] = []
+        swap(&moved, &due)
+        moved.append(id)
+        swap(&moved, &due)
+    }
+
+    /// The streams due, which are no longer.
+    func takeDue() -> [ConnectionID] {
+        var taken: [ConnectionID] = []
+        swap(&taken, &due)
+        return taken
+    }
+
+    /// A connection's stream ended, or the connection closed.
+    func ended(_ id: ConnectionID) {
+        var streaming: [ConnectionID] = []
+        swap(&streaming, &connections)
+        if let index = streaming.firstIndex(of: id) { streaming.remove(at: index) }
+        swap(&streaming, &connections)
+    }
 
     /// New events were committed: every stream goes on at the end of the round.
     func committed() {
         guard !connections.isEmpty else { return }
-        due.append(contentsOf: connections)
+        var moved: [ConnectionID] = []
+        swap(&moved, &due)
+        moved.append(contentsOf: connections)
+        swap(&moved, &due)
     }
 }
