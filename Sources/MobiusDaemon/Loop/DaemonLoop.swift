@@ -579,13 +579,13 @@ final class DaemonLoop<Model, Event, Effect> {
         _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil
     ) -> PassWork<Model, Effect> {
-        var start = PassStart(
-            state: state, audience: audience, recovery: started ? nil : recoveryTrouble ?? "replaying the journal",
-            outputs: spare.takeOutputs(), records: commitHook == nil ? nil : spare.takeRecords())
+        var start = PassStart(audience: audience, recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
         let reads = PassRules<Model, Event, Effect>.reads(of: inputs)
         if reads.log { start.firstLoggedSeq = commitHook?.firstLoggedSeq }
         if reads.status { start.surroundings = statusSurroundings() }
-        return rules.compute(inputs, from: start, mode: mode, prepared: prepared)
+        return rules.compute(
+            inputs, state: state, from: start, outputs: spare.takeOutputs(),
+            records: commitHook == nil ? nil : spare.takeRecords(), mode: mode, prepared: prepared)
     }
 
     /// What `status` reports from outside the pass, now.

@@ -1,9 +1,8 @@
 import MobiusCore
 import MobiusJSON
 
-/// What a pass starts from besides its inputs: the committed state and everything the pass's replies read.
-struct PassStart<Model> {
-    var state: LoopState<Model>
+/// What a pass reads besides its inputs and the committed state.
+struct PassStart {
     /// Who streams what before the pass.
     var audience: Audience
     /// The lowest seq `log` can send, or `nil` when there is no log (`log` is then `Unavailable`).
@@ -12,10 +11,6 @@ struct PassStart<Model> {
     var surroundings: StatusSurroundings?
     /// Why the loop has not started (the journal's replay waits), or `nil` once it has.
     var recovery: String?
-    /// An empty outputs array to fill (an earlier pass's, for its capacity).
-    var outputs: [PassOutput] = []
-    /// An empty buffer for the pass's journal records, or `nil` when nothing is journaled.
-    var records: [UInt8]?
 }
 
 /// What `status` reports from outside the pass, taken just before it is computed.
@@ -33,9 +28,10 @@ struct StatusSurroundings {
     var members: [(String, JSONValue)]
 }
 
-/// How a pass is computed: a pure function from (where it starts, its inputs) to `PassWork`, the values it will
-/// hand out once committed. The app's update is applied through MobiusCore's `Next.apply(to:)`, as `Mobius.loop` does.
-struct PassRules<Model, Event, Effect> {
+/// How a pass is computed: a pure function from (the committed state, what the pass reads, its inputs) to
+/// `PassWork`, the values it will hand out once committed. The app's update is applied through MobiusCore's
+/// `Next.apply(to:)`, as `Mobius.loop` does. A class so that the loop's calls do not copy its closures.
+final class PassRules<Model, Event, Effect> {
     let update: (Model, Event) throws -> Next<Model, Effect>
     let encodeModel: (Model) throws -> JSONValue
     let encodeEvent: (Event) -> JSONValue
@@ -57,15 +53,22 @@ struct PassRules<Model, Event, Effect> {
         self.ephemeral = ephemeral
     }
 
-    /// Computes a pass over `inputs` from `start`, in order, touching nothing outside the returned value.
+    /// Computes a pass over `inputs` from `state` and `start`, in order, touching nothing outside the returned
+    /// value.
+    ///
+    /// - Parameters:
+    ///   - outputs: an empty array for the pass's outputs (an earlier pass's, for its capacity).
+    ///   - records: an empty buffer for the pass's journal records, or `nil` when nothing is journaled.
     func compute(
-        _ inputs: [PassInput<Event>], from start: PassStart<Model>, mode: PassWork<Model, Effect>.Mode,
+        _ inputs: [PassInput<Event>], state: consuming LoopState<Model>, from start: PassStart,
+        outputs: consuming [PassOutput], records: consuming [UInt8]?, mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil
     ) -> PassWork<Model, Effect> {
-        var work = PassWork<Model, Effect>(state: start.state, audience: start.audience)
+        // `consume`: the buffers move into the pass, so that filling them does not copy them first.
+        var work = PassWork<Model, Effect>(state: consume state, audience: start.audience)
         work.prepared = prepared
-        work.outputs = start.outputs
-        if let records = start.records {
+        work.outputs = consume outputs
+        if let records = consume records {
             work.journal = PassCommit(expectedEvents: inputs.count, buffer: records)
         }
         inputs.withUnsafeBufferPointer { buffer in
@@ -89,7 +92,7 @@ struct PassRules<Model, Event, Effect> {
     /// One input of `compute`, read in place from the pass's buffer (a `switch` over `inputs[index]` copied every
     /// event's payload first).
     private func step(
-        _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, from start: PassStart<Model>,
+        _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, from start: PassStart,
         mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
     ) {
         switch inputs[index] {
@@ -219,7 +222,7 @@ struct PassRules<Model, Event, Effect> {
     // MARK: - Requests
 
     private func answer(
-        _ request: LoopRequest, ticket: ReplyTicket, from start: PassStart<Model>, work: inout PassWork<Model, Effect>
+        _ request: LoopRequest, ticket: ReplyTicket, from start: PassStart, work: inout PassWork<Model, Effect>
     ) -> LoopReply {
         let seq = work.state.seq
         switch request {
@@ -278,7 +281,7 @@ struct PassRules<Model, Event, Effect> {
     }
 
     private func statusLine(
-        _ work: PassWork<Model, Effect>, from start: PassStart<Model>,
+        _ work: PassWork<Model, Effect>, from start: PassStart,
         notYetReached: UnsafeBufferPointer<PassInput<Event>>.SubSequence
     ) -> [UInt8] {
         guard let around = start.surroundings else {
