@@ -6,14 +6,12 @@ public struct First<Model, Effect> {
     public let effects: [Effect]
 
     /// Creates a `First` with a model and optional start-up effects.
-    @inlinable
     public init(model: Model, effects: [Effect] = []) {
         self.model = model
         self.effects = effects
     }
 
     /// Whether this `First` carries any effects.
-    @inlinable
     public var hasEffects: Bool { !effects.isEmpty }
 
     /// Starts `model` from this `First` the way every Mobius loop does, and gives the effects to dispatch first, in
