@@ -16,7 +16,6 @@ public struct First<Model, Effect> {
 
     /// Starts `model` from this `First` the way every Mobius loop does, and gives the effects to dispatch first, in
     /// order. `MobiusController` and mobiusd's loop both start through here.
-    @inlinable
     public func start(_ model: inout Model) -> [Effect] {
         model = self.model
         return effects

@@ -3,7 +3,7 @@
 /// `Next` is a value: creating one does nothing. The loop publishes the model (when there is one) and then
 /// hands the effects to the effect handler in array order.
 public struct Next<Model, Effect> {
-    // Kept @inlinable on init and next: every MobiusBench row (each update returns one).
+    // Kept @inlinable on init, next and apply(to:): every MobiusBench row (each update returns one).
     /// The new model, or `nil` when the model did not change.
     public let model: Model?
     /// The effects to dispatch, in the order the update function listed them.
