@@ -38,12 +38,14 @@ let package = Package(
         .executableTarget(
             name: "mobius-bench",
             dependencies: ["MobiusCore", "MobiusExtras"],
-            path: "Benchmarks/MobiusBench"
+            path: "Benchmarks/MobiusBench",
+            exclude: ["README.md"]
         ),
         .executableTarget(
             name: "mobius-json-bench",
             dependencies: ["MobiusJSON"],
-            path: "Benchmarks/JSONBench"
+            path: "Benchmarks/JSONBench",
+            exclude: ["README.md"]
         ),
         .executableTarget(
             name: "mobiusd-bench", dependencies: ["MobiusJSON", "MobiusSystem", "MobiusTestSupport"],

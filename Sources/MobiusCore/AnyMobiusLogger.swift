@@ -1,12 +1,12 @@
 /// A type-erased `MobiusLogger`.
 public struct AnyMobiusLogger<Model, Event, Effect>: MobiusLogger {
-    @usableFromInline let willInitiateClosure: (Model) -> Void
-    @usableFromInline let didInitiateClosure: (Model, First<Model, Effect>) -> Void
-    @usableFromInline let willUpdateClosure: (Model, Event) -> Void
-    @usableFromInline let didUpdateClosure: (Model, Event, Next<Model, Effect>) -> Void
+    let willInitiateClosure: (Model) -> Void
+    let didInitiateClosure: (Model, First<Model, Effect>) -> Void
+    let willUpdateClosure: (Model, Event) -> Void
+    let didUpdateClosure: (Model, Event, Next<Model, Effect>) -> Void
 
     /// Wraps a logger of the same types.
-    @inlinable public init<Base: MobiusLogger>(_ base: Base)
+    public init<Base: MobiusLogger>(_ base: Base)
     where Base.Model == Model, Base.Event == Event, Base.Effect == Effect {
         willInitiateClosure = base.willInitiate
         didInitiateClosure = base.didInitiate
@@ -15,13 +15,13 @@ public struct AnyMobiusLogger<Model, Event, Effect>: MobiusLogger {
     }
 
     /// Calls the wrapped logger's `willInitiate(model:)`.
-    @inlinable public func willInitiate(model: Model) { willInitiateClosure(model) }
+    public func willInitiate(model: Model) { willInitiateClosure(model) }
     /// Calls the wrapped logger's `didInitiate(model:first:)`.
-    @inlinable public func didInitiate(model: Model, first: First<Model, Effect>) { didInitiateClosure(model, first) }
+    public func didInitiate(model: Model, first: First<Model, Effect>) { didInitiateClosure(model, first) }
     /// Calls the wrapped logger's `willUpdate(model:event:)`.
-    @inlinable public func willUpdate(model: Model, event: Event) { willUpdateClosure(model, event) }
+    public func willUpdate(model: Model, event: Event) { willUpdateClosure(model, event) }
     /// Calls the wrapped logger's `didUpdate(model:event:next:)`.
-    @inlinable public func didUpdate(model: Model, event: Event, next: Next<Model, Effect>) {
+    public func didUpdate(model: Model, event: Event, next: Next<Model, Effect>) {
         didUpdateClosure(model, event, next)
     }
 }

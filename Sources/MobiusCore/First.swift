@@ -6,19 +6,16 @@ public struct First<Model, Effect> {
     public let effects: [Effect]
 
     /// Creates a `First` with a model and optional start-up effects.
-    @inlinable
     public init(model: Model, effects: [Effect] = []) {
         self.model = model
         self.effects = effects
     }
 
     /// Whether this `First` carries any effects.
-    @inlinable
     public var hasEffects: Bool { !effects.isEmpty }
 
     /// Starts `model` from this `First` the way every Mobius loop does, and gives the effects to dispatch first, in
     /// order. `MobiusController` and mobiusd's loop both start through here.
-    @inlinable
     public func start(_ model: inout Model) -> [Effect] {
         model = self.model
         return effects

@@ -1,5 +1,6 @@
 /// Entry point for building loops: `Mobius.loop(update:effectHandler:)`.
 public enum Mobius {
+    // Kept @inlinable on loop(update:effectHandler:): every MobiusBench row (it fixes the loop's types).
     /// Starts configuring a loop from an `Update` and an effect handler.
     ///
     /// - Parameters:

@@ -7,11 +7,11 @@ public protocol MobiusLogger {
     associatedtype Effect
 
     /// Called before `initiate` runs.
-    @inlinable func willInitiate(model: Model)
+    func willInitiate(model: Model)
     /// Called after `initiate` returned `first`.
-    @inlinable func didInitiate(model: Model, first: First<Model, Effect>)
+    func didInitiate(model: Model, first: First<Model, Effect>)
     /// Called before `update` runs for `event`.
-    @inlinable func willUpdate(model: Model, event: Event)
+    func willUpdate(model: Model, event: Event)
     /// Called after `update` returned `next`.
-    @inlinable func didUpdate(model: Model, event: Event, next: Next<Model, Effect>)
+    func didUpdate(model: Model, event: Event, next: Next<Model, Effect>)
 }

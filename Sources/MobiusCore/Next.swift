@@ -3,6 +3,7 @@
 /// `Next` is a value: creating one does nothing. The loop publishes the model (when there is one) and then
 /// hands the effects to the effect handler in array order.
 public struct Next<Model, Effect> {
+    // Kept @inlinable on init, next and apply(to:): every MobiusBench row (each update returns one).
     /// The new model, or `nil` when the model did not change.
     public let model: Model?
     /// The effects to dispatch, in the order the update function listed them.
@@ -15,7 +16,6 @@ public struct Next<Model, Effect> {
     }
 
     /// Whether this `Next` carries any effects.
-    @inlinable
     public var hasEffects: Bool { !effects.isEmpty }
 
     /// A new model and the effects that go with it (possibly none).
@@ -25,13 +25,11 @@ public struct Next<Model, Effect> {
     }
 
     /// No model change, only effects.
-    @inlinable
     public static func dispatchEffects(_ effects: [Effect]) -> Next {
         Next(model: nil, effects: effects)
     }
 
     /// Neither a model change nor effects.
-    @inlinable
     public static var noChange: Next { Next(model: nil, effects: []) }
 
     /// Applies this `Next` to `model` the way every Mobius loop does: a new model replaces it, and `effects` follow

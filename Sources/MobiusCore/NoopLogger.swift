@@ -1,14 +1,14 @@
 /// A logger that does nothing.
 public struct NoopLogger<Model, Event, Effect>: MobiusLogger {
     /// Creates a no-op logger.
-    @inlinable public init() {}
+    public init() {}
 
     /// Does nothing.
-    @inlinable public func willInitiate(model: Model) {}
+    public func willInitiate(model: Model) {}
     /// Does nothing.
-    @inlinable public func didInitiate(model: Model, first: First<Model, Effect>) {}
+    public func didInitiate(model: Model, first: First<Model, Effect>) {}
     /// Does nothing.
-    @inlinable public func willUpdate(model: Model, event: Event) {}
+    public func willUpdate(model: Model, event: Event) {}
     /// Does nothing.
-    @inlinable public func didUpdate(model: Model, event: Event, next: Next<Model, Effect>) {}
+    public func didUpdate(model: Model, event: Event, next: Next<Model, Effect>) {}
 }

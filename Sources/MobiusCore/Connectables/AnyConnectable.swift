@@ -1,5 +1,6 @@
 /// A type-erased `Connectable`.
 public struct AnyConnectable<Input, Output>: Connectable {
+    // Kept @inlinable: every MobiusBench row (the loop connects its effect handler through it).
     @usableFromInline let connectClosure: (@escaping Consumer<Output>) -> Connection<Input>
 
     /// Wraps a connect function.

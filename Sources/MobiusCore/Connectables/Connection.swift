@@ -2,6 +2,7 @@ import Synchronization
 
 /// The handle returned by `Connectable.connect`: accepts input values until disposed.
 public final class Connection<Value>: Disposable, @unchecked Sendable {
+    // Kept @inlinable on init and accept: MobiusBench "roundtrip" and "roundtrip-mirror" rows.
     // @unchecked: the accept closure is whatever the connectable provides; the connectable decides its thread
     // rules. Disposal itself is guarded by an atomic flag so the dispose closure runs once.
     @usableFromInline let acceptClosure: (Value) -> Void
@@ -21,7 +22,7 @@ public final class Connection<Value>: Disposable, @unchecked Sendable {
     }
 
     /// Closes the connection. Idempotent.
-    @inlinable public func dispose() {
+    public func dispose() {
         guard disposed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         disposeClosure()

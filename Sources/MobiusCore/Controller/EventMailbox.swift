@@ -8,6 +8,7 @@ import Synchronization
 /// loop takes them (backpressure), except on the loop queue itself, where blocking would deadlock (an effect that
 /// sends events synchronously is bounded by the work of the event that caused it).
 @usableFromInline final class EventMailbox<Event>: @unchecked Sendable {
+    // Kept @inlinable on post and drain: MobiusBench "controller" row (every event passes both).
     // @unchecked: mutable state is inside `state` (Locked); `deliver` is only called from the loop queue.
     @usableFromInline struct State {
         @usableFromInline var pending: [Event] = []
@@ -26,7 +27,6 @@ import Synchronization
     @usableFromInline let loopQueue: DispatchQueue
     @usableFromInline let onLoopQueue: () -> Bool
     @usableFromInline let deliver: (Event) -> Void
-    @usableFromInline var batch: [Event] = []
 
     @inlinable init(
         capacity: Int, loopQueue: DispatchQueue, onLoopQueue: @escaping () -> Bool, deliver: @escaping (Event) -> Void
@@ -65,7 +65,7 @@ import Synchronization
     }
 
     /// Drops queued events and releases blocked senders; later posts are dropped.
-    @inlinable func close() {
+    func close() {
         let waiting = state.withLock { state -> Int in
             state.closed = true
             state.pending.removeAll()
@@ -78,21 +78,22 @@ import Synchronization
     /// Hands one batch to the loop, then yields the queue (rescheduling itself if more arrived), so that a
     /// `stop()` waiting to run on the loop queue is not starved by a producer that never pauses.
     @inlinable func drain() {
-        let waiting = state.withLock { state -> Int? in
+        let taken = state.withLock { state -> (batch: [Event], waiting: Int)? in
             if state.pending.isEmpty || state.closed {
                 state.scheduled = false
                 return nil
             }
-            swap(&state.pending, &batch)
-            defer { state.waitingSenders = 0 }
-            return state.waitingSenders
+            defer {
+                state.pending = []
+                state.waitingSenders = 0
+            }
+            return (state.pending, state.waitingSenders)
         }
-        guard let waiting else { return }
+        guard let (batch, waiting) = taken else { return }
         for _ in 0..<waiting { spaceAvailable.signal() }
         for event in batch {
             deliver(event)
         }
-        batch.removeAll(keepingCapacity: true)
         let mailbox = UncheckedSendable(value: self)
         loopQueue.async { mailbox.value.drain() }
     }

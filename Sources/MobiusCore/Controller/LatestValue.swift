@@ -1,18 +1,18 @@
 import Dispatch
 
 /// Delivers values on a queue, keeping at most one undelivered value: a slow receiver gets the newest one next.
-@usableFromInline final class LatestValue<Value>: @unchecked Sendable {
+final class LatestValue<Value>: @unchecked Sendable {
     // @unchecked: `pending` is behind a lock; `deliver` runs only on `queue`.
-    @usableFromInline let pending = Locked<Value?>(nil)
-    @usableFromInline let queue: DispatchQueue
-    @usableFromInline let deliver: (Value) -> Void
+    let pending = Locked<Value?>(nil)
+    let queue: DispatchQueue
+    let deliver: (Value) -> Void
 
-    @inlinable init(queue: DispatchQueue, deliver: @escaping (Value) -> Void) {
+    init(queue: DispatchQueue, deliver: @escaping (Value) -> Void) {
         self.queue = queue
         self.deliver = deliver
     }
 
-    @inlinable func offer(_ value: Value) {
+    func offer(_ value: Value) {
         let wasEmpty = pending.withLock { slot -> Bool in
             defer { slot = value }
             return slot == nil

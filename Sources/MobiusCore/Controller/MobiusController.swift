@@ -14,6 +14,7 @@ import Dispatch
 /// Misuse (start while running, stop while stopped, connecting a view while running, dispatching while stopped) is
 /// reported to `MobiusHooks.errorHandler`.
 public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
+    // Kept @inlinable on dispatchEvent, start and what they reach: MobiusBench "controller" row.
     // @unchecked: lifecycle state is in `state` (Locked); loops are created and disposed on `loopQueue`.
 
     @usableFromInline struct Running {
@@ -35,7 +36,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
         @usableFromInline var views: [AnyConnectable<Model, Event>] = []
         @usableFromInline var running: Running?
 
-        @inlinable init(modelToStartFrom: Model) {
+        init(modelToStartFrom: Model) {
             self.modelToStartFrom = modelToStartFrom
         }
     }
@@ -43,12 +44,12 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     @usableFromInline let builder: Mobius.Builder<Model, Event, Effect>
     @usableFromInline let initiate: Initiate<Model, Effect>?
     @usableFromInline let loopQueue: DispatchQueue
-    @usableFromInline let viewQueue: DispatchQueue?
+    let viewQueue: DispatchQueue?
     @usableFromInline let capacity: Int
     @usableFromInline let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     @usableFromInline let state: Locked<State>
 
-    @inlinable init(
+    init(
         builder: Mobius.Builder<Model, Event, Effect>,
         initialModel: Model,
         initiate: Initiate<Model, Effect>?,
@@ -70,19 +71,19 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     }
 
     /// Whether a loop is running.
-    @inlinable public var running: Bool {
+    public var running: Bool {
         state.withLock { $0.running != nil }
     }
 
     /// The running loop's latest model, or the model the next `start()` begins from.
-    @inlinable public var model: Model {
+    public var model: Model {
         state.withLock { $0.running?.loop.latestModel ?? $0.modelToStartFrom }
     }
 
     /// Connects a view: it receives models, and may send events through the consumer it is given.
     ///
     /// Misuse: calling while running.
-    @inlinable public func connectView<View: Connectable>(_ view: View)
+    public func connectView<View: Connectable>(_ view: View)
     where View.Input == Model, View.Output == Event {
         let ok = state.withLock { state -> Bool in
             guard state.running == nil else { return false }
@@ -95,7 +96,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Disconnects every connected view.
     ///
     /// Misuse: calling while running, or with no view connected.
-    @inlinable public func disconnectView() {
+    public func disconnectView() {
         let problem = state.withLock { state -> String? in
             if state.running != nil { return "cannot disconnect views while running; call stop first" }
             if state.views.isEmpty { return "no view connected, cannot disconnect" }
@@ -108,7 +109,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Replaces the model the next `start()` begins from.
     ///
     /// Misuse: calling while running.
-    @inlinable public func replaceModel(_ model: Model) {
+    public func replaceModel(_ model: Model) {
         let ok = state.withLock { state -> Bool in
             guard state.running == nil else { return false }
             state.modelToStartFrom = model
@@ -152,7 +153,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
     /// Stops the loop, keeping its latest model for the next `start()`. Queued events are dropped.
     ///
     /// Misuse: calling while stopped, or from the loop queue.
-    @inlinable public func stop() {
+    public func stop() {
         guard !onLoopQueue else {
             MobiusHooks.errorHandler("\(Self.debugTag): cannot stop from the loop queue (an effect handler)")
             return
@@ -178,7 +179,7 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
 
     // MARK: - Internals
 
-    @inlinable var onLoopQueue: Bool {
+    @usableFromInline var onLoopQueue: Bool {
         DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
     }
 
@@ -222,19 +223,20 @@ public final class MobiusController<Model, Event, Effect>: @unchecked Sendable {
         return Running(loop: loop, mailbox: mailbox, viewConnections: viewConnections)
     }
 
-    @inlinable func deliverToView(_ connection: Connection<Model>) -> Consumer<Model> {
+    @usableFromInline func deliverToView(_ connection: Connection<Model>) -> Consumer<Model> {
         guard let viewQueue else { return connection.accept }
         let latest = LatestValue<Model>(queue: viewQueue, deliver: connection.accept)
         return latest.offer
     }
 
-    @inlinable static var debugTag: String {
+    @usableFromInline static var debugTag: String {
         "MobiusController<\(Model.self), \(Event.self), \(Effect.self)>"
     }
 }
 
 /// Lets the builder's transformer hand the mailbox it creates back to the controller.
 @usableFromInline final class MailboxBox<Event> {
+    // Kept @usableFromInline: MobiusBench "controller" row (the inlinable makeRunning uses it).
     @usableFromInline var mailbox: EventMailbox<Event>?
 
     @inlinable init() {}
@@ -249,7 +251,7 @@ extension Mobius.Builder {
     ///   - loopQueue: the queue the controller's serial queue targets (default: a global queue).
     ///   - viewQueue: where views get models; `nil` (default) delivers them on the loop queue.
     ///   - mailboxCapacity: events that may wait for the loop before senders on other threads block.
-    @inlinable public func makeController(
+    public func makeController(
         from initialModel: Model,
         initiate: Initiate<Model, Effect>? = nil,
         loopQueue: DispatchQueue = .global(qos: .userInitiated),

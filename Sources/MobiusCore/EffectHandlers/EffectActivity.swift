@@ -13,5 +13,6 @@
 
 /// Where routes look for the current `EffectActivityObserver` when they are connected.
 @usableFromInline package enum EffectActivity {
+    // @usableFromInline: EffectRoute.perEffect, kept inlinable for the MobiusBench "roundtrip" rows, reads it.
     @TaskLocal @usableFromInline package static var observer: (any EffectActivityObserver)?
 }

@@ -6,41 +6,41 @@ import Synchronization
 public final class EffectCallback<Event>: @unchecked Sendable {
     // @unchecked: `onSend` and `onEnd` are loop-provided consumers that are themselves thread-safe; the ended flag is
     // atomic, so `onEnd` runs once.
-    @usableFromInline let onSend: (Event) -> Void
-    @usableFromInline let onEnd: () -> Void
-    @usableFromInline let ended = Atomic<Bool>(false)
+    let onSend: (Event) -> Void
+    let onEnd: () -> Void
+    let ended = Atomic<Bool>(false)
 
     /// Creates a callback; `onSend` receives events, `onEnd` runs once when the effect ends.
-    @inlinable public init(onSend: @escaping (Event) -> Void, onEnd: @escaping () -> Void) {
+    public init(onSend: @escaping (Event) -> Void, onEnd: @escaping () -> Void) {
         self.onSend = onSend
         self.onEnd = onEnd
     }
 
     /// Whether the effect has ended.
-    @inlinable public var isEnded: Bool {
+    public var isEnded: Bool {
         ended.load(ordering: .acquiring)
     }
 
     /// Sends an event to the loop. Dropped if the effect has ended.
-    @inlinable public func send(_ event: Event) {
+    public func send(_ event: Event) {
         guard !isEnded else { return }
         onSend(event)
     }
 
     /// Ends the effect.
-    @inlinable public func end() {
+    public func end() {
         guard ended.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         onEnd()
     }
 
     /// Sends `events` in order, then ends the effect.
-    @inlinable public func end(with events: Event...) {
+    public func end(with events: Event...) {
         end(with: events)
     }
 
     /// Sends `events` in order, then ends the effect.
-    @inlinable public func end(with events: [Event]) {
+    public func end(with events: [Event]) {
         for event in events {
             send(event)
         }

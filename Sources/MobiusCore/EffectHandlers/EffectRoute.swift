@@ -3,6 +3,7 @@ import Synchronization
 
 /// One declared route: how to extract parameters, and what to connect when the router is connected.
 @usableFromInline struct EffectRoute<Effect, Event> {
+    // Kept (with ConnectedRoute and perEffect): MobiusBench "roundtrip" and "roundtrip-mirror" rows.
     @usableFromInline let connect: (@escaping Consumer<Event>) -> ConnectedRoute<Effect>
 
     @inlinable init(connect: @escaping (@escaping Consumer<Event>) -> ConnectedRoute<Effect>) {
@@ -41,7 +42,7 @@ import Synchronization
     }
 
     /// Reserves an id for an effect about to start; `nil` once the route is disposed.
-    @usableFromInline func begin<Effect>(_ effect: Effect) -> Int? {
+    func begin<Effect>(_ effect: Effect) -> Int? {
         let id = state.withLock { state -> Int? in
             guard !state.disposed else { return nil }
             state.nextID += 1
@@ -56,7 +57,7 @@ import Synchronization
     }
 
     /// Records how to cancel effect `id`, unless it already ended. Disposes at once if the route is gone.
-    @usableFromInline func attach(_ disposable: any Disposable, to id: Int) {
+    func attach(_ disposable: any Disposable, to id: Int) {
         let disposeNow = state.withLock { state -> Bool in
             if state.disposed { return true }
             if state.live.contains(id) { state.disposables[id] = disposable }
@@ -65,7 +66,7 @@ import Synchronization
         if disposeNow { disposable.dispose() }
     }
 
-    @usableFromInline func end(_ id: Int) {
+    func end(_ id: Int) {
         state.withLock { state in
             state.live.remove(id)
             state.disposables[id] = nil

@@ -4,6 +4,7 @@ import Dispatch
 ///
 /// The underscore follows Mobius.swift: the type is public so the DSL compiles, but is not meant to be named.
 public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
+    // Kept @inlinable on init, adding and toEvent: MobiusBench "roundtrip" and "roundtrip-mirror" rows.
     @usableFromInline let routes: [EffectRoute<Effect, Event>]
     @usableFromInline let extract: (Effect) -> EffectParameters?
     @usableFromInline let queue: DispatchQueue?
@@ -19,7 +20,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
     }
 
     /// Runs this route's target on `queue` (asynchronously) instead of on the loop's thread.
-    @inlinable public func on(queue: DispatchQueue) -> _PartialEffectRouter {
+    public func on(queue: DispatchQueue) -> _PartialEffectRouter {
         _PartialEffectRouter(routes: routes, extract: extract, queue: queue)
     }
 
@@ -28,13 +29,13 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
     }
 
     /// Routes to an `EffectHandler`. The handler must end each effect through its callback.
-    @inlinable public func to<Handler: EffectHandler>(_ handler: Handler) -> EffectRouter<Effect, Event>
+    public func to<Handler: EffectHandler>(_ handler: Handler) -> EffectRouter<Effect, Event>
     where Handler.EffectParameters == EffectParameters, Handler.Event == Event {
         to(handler.handle)
     }
 
     /// Routes to an effect handler written as a closure.
-    @inlinable public func to(
+    public func to(
         _ handle: @escaping (EffectParameters, EffectCallback<Event>) -> any Disposable
     ) -> EffectRouter<Effect, Event> {
         adding(
@@ -46,7 +47,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
     }
 
     /// Routes to a fire-and-forget closure: it runs, and the effect ends when it returns.
-    @inlinable public func to(_ fireAndForget: @escaping (EffectParameters) -> Void) -> EffectRouter<Effect, Event> {
+    public func to(_ fireAndForget: @escaping (EffectParameters) -> Void) -> EffectRouter<Effect, Event> {
         adding(.perEffect(extract: extract, queue: queue) { parameters, _, _, _ in fireAndForget(parameters) })
     }
 
@@ -61,7 +62,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
     }
 
     /// Routes to a `Connectable`, connected once when the router is connected and disposed with it.
-    @inlinable public func to<Target: Connectable>(_ connectable: Target) -> EffectRouter<Effect, Event>
+    public func to<Target: Connectable>(_ connectable: Target) -> EffectRouter<Effect, Event>
     where Target.Input == EffectParameters, Target.Output == Event {
         let extract = self.extract
         let queue = self.queue
@@ -84,7 +85,7 @@ public struct _PartialEffectRouter<Effect, EffectParameters, Event> {
 extension _PartialEffectRouter where EffectParameters: Sendable, Event: Sendable {
     /// Routes to an async closure. It runs in a new task per effect; a non-`nil` result is sent to the loop.
     /// Disposing the loop cancels tasks still running.
-    @inlinable public func to(
+    public func to(
         _ asyncHandler: @escaping @Sendable (EffectParameters) async -> Event?
     ) -> EffectRouter<Effect, Event> {
         adding(

@@ -1,14 +1,14 @@
 /// A type-erased `EventSource`.
 public struct AnyEventSource<Event>: EventSource {
-    @usableFromInline let subscribeClosure: (@escaping Consumer<Event>) -> any Disposable
+    let subscribeClosure: (@escaping Consumer<Event>) -> any Disposable
 
     /// Wraps a subscribe function.
-    @inlinable public init(_ subscribe: @escaping (@escaping Consumer<Event>) -> any Disposable) {
+    public init(_ subscribe: @escaping (@escaping Consumer<Event>) -> any Disposable) {
         self.subscribeClosure = subscribe
     }
 
     /// Wraps another event source of the same event type.
-    @inlinable public init<Source: EventSource>(_ source: Source) where Source.Event == Event {
+    public init<Source: EventSource>(_ source: Source) where Source.Event == Event {
         if let erased = source as? AnyEventSource<Event> {
             self = erased
         } else {
@@ -17,7 +17,7 @@ public struct AnyEventSource<Event>: EventSource {
     }
 
     /// Subscribes through the wrapped subscribe function or event source.
-    @inlinable public func subscribe(consumer: @escaping Consumer<Event>) -> any Disposable {
+    public func subscribe(consumer: @escaping Consumer<Event>) -> any Disposable {
         subscribeClosure(consumer)
     }
 }

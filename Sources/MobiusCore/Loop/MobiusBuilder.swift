@@ -1,6 +1,7 @@
 extension Mobius {
     /// An immutable loop configuration. Each `with…` call returns a new builder; `start` or `makeController` ends it.
     public struct Builder<Model, Event, Effect> {
+        // Kept @inlinable on init and start: every MobiusBench row (they build the loop the rows run).
         @usableFromInline let update: Update<Model, Event, Effect>
         @usableFromInline let effectHandler: AnyConnectable<Effect, Event>
         @usableFromInline var eventSource: AnyEventSource<Event>?
@@ -17,7 +18,7 @@ extension Mobius {
         ///
         /// A loop subscribes when it starts and disposes the subscription when disposed; a controller subscribes on
         /// every `start()` and disposes on `stop()`.
-        @inlinable public func withEventSource<Source: EventSource>(_ eventSource: Source) -> Builder
+        public func withEventSource<Source: EventSource>(_ eventSource: Source) -> Builder
         where Source.Event == Event {
             var copy = self
             copy.eventSource = AnyEventSource(eventSource)
@@ -29,7 +30,7 @@ extension Mobius {
         ///
         /// Use it for sources whose subscriptions depend on state, such as a timer that runs only while a model
         /// field is set.
-        @inlinable public func withEventSource<Source: Connectable>(_ eventSource: Source) -> Builder
+        public func withEventSource<Source: Connectable>(_ eventSource: Source) -> Builder
         where Source.Input == Model, Source.Output == Event {
             var copy = self
             copy.modelSources.append(AnyConnectable(eventSource))
@@ -37,7 +38,7 @@ extension Mobius {
         }
 
         /// Returns a builder with `logger` replacing any earlier logger.
-        @inlinable public func withLogger<Logger: MobiusLogger>(_ logger: Logger) -> Builder
+        public func withLogger<Logger: MobiusLogger>(_ logger: Logger) -> Builder
         where Logger.Model == Model, Logger.Event == Event, Logger.Effect == Effect {
             var copy = self
             copy.logger = AnyMobiusLogger(logger)
@@ -48,7 +49,7 @@ extension Mobius {
         ///
         /// The transformer wraps the function that takes an event into the loop; it can move events to another
         /// thread. Every event (dispatched, from effects, from sources) passes through it.
-        @inlinable public func withEventConsumerTransformer(
+        public func withEventConsumerTransformer(
             _ transformer: @escaping ConsumerTransformer<Event>
         ) -> Builder {
             var copy = self

@@ -11,6 +11,7 @@ import Synchronization
 ///
 /// Dispatching an event after `dispose()` is a programmer error reported to `MobiusHooks`.
 public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Sendable {
+    // Kept @inlinable/@usableFromInline: every MobiusBench row (the loop specializes for the app's types).
     // @unchecked: mutable state lives in `state` (behind a mutex); the user's update, observers and effect handler are only
     // ever called by the single thread that holds the `draining` flag, so they see serial access.
 
@@ -23,7 +24,6 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     @usableFromInline struct State {
         @usableFromInline var model: Model
         @usableFromInline var pending: [Work] = []
-        @usableFromInline var spare: [Work] = []
         @usableFromInline var draining = false
         @usableFromInline var observers: [(id: Int, consumer: Consumer<Model>)] = []
         @usableFromInline var nextObserverID = 0
@@ -70,11 +70,11 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
             connection.accept(model)
         }
         eventSourceSubscription = eventSource?.subscribe(consumer: consumer)
-        drain(first: effects.isEmpty ? nil : .effects(effects), model: model, buffer: [])
+        drain(first: effects.isEmpty ? nil : .effects(effects), model: model)
     }
 
     /// The most recent model. Safe to read from any thread.
-    @inlinable public var latestModel: Model {
+    public var latestModel: Model {
         state.withLock { $0.model }
     }
 
@@ -82,7 +82,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
     ///
     /// - Returns: a disposable that removes the observer.
     @discardableResult
-    @inlinable public func addObserver(_ consumer: @escaping Consumer<Model>) -> any Disposable {
+    public func addObserver(_ consumer: @escaping Consumer<Model>) -> any Disposable {
         guard !disposed.load(ordering: .relaxed) else {
             MobiusHooks.errorHandler("\(Self.debugTag): cannot add an observer to a disposed loop")
             return EmptyDisposable()
@@ -117,7 +117,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
 
     /// Stops the loop: queued events are dropped, the effect handler and event sources are disconnected.
     /// Idempotent.
-    @inlinable public func dispose() {
+    public func dispose() {
         guard disposed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         let wasIdle = state.withLock { state -> Bool in
@@ -143,28 +143,23 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         // Late events from effect handlers or sources after dispose are dropped, not an error: they race with it.
         guard !disposed.load(ordering: .relaxed) else { return }
         // Fast path: a thread that finds the loop idle runs `work` at once without queueing it.
-        let idle = state.withLock { state -> (model: Model, buffer: [Work])? in
+        let idle = state.withLock { state -> Model? in
             if state.draining {
                 state.pending.append(work)
                 return nil
             }
             state.draining = true
-            var buffer: [Work] = []
-            swap(&buffer, &state.spare)
-            return (state.model, buffer)
+            return state.model
         }
-        if let (model, buffer) = idle {
-            drain(first: work, model: model, buffer: buffer)
+        if let model = idle {
+            drain(first: work, model: model)
         }
     }
 
     /// Runs `first`, then queued work until the queue is empty. Only the thread that set `draining` calls this.
-    ///
-    /// `buffer` is the spare batch array, handed back and forth with `State.spare` so draining allocates nothing
-    /// per event.
-    @inlinable func drain(first: Work?, model: Model, buffer: [Work]) {
+    @inlinable func drain(first: Work?, model: Model) {
         var model = model
-        var batch = buffer
+        var batch: [Work] = []
         if let first {
             perform(first, model: &model)
         }
@@ -180,7 +175,6 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
                     // the next round release the parts.
                     if disposed.load(ordering: .relaxed) { return true }
                     state.draining = false
-                    swap(&batch, &state.spare)
                     return false
                 }
                 swap(&state.pending, &batch)
@@ -236,7 +230,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         }
     }
 
-    @inlinable func releaseParts() {
+    @usableFromInline func releaseParts() {
         eventSourceSubscription?.dispose()
         eventSourceSubscription = nil
         for connection in modelSourceConnections {
@@ -247,7 +241,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         effectConnection = nil
     }
 
-    @inlinable static var debugTag: String {
+    @usableFromInline static var debugTag: String {
         "MobiusLoop<\(Model.self), \(Event.self), \(Effect.self)>"
     }
 }

@@ -8,9 +8,9 @@ public import MobiusJSON
 /// (`init(name:model:update:initiate:effects:)`) uses `Codable` types. Both run as the same daemon: same socket
 /// protocol, configuration and (as they land) plugins, journal and systemd integration.
 public struct DaemonApp<Model, Event, Effect>: @unchecked Sendable {
-    // @unchecked: the closures are pure functions and codecs supplied by the app; the daemon calls them only from
-    // its loop thread (update, initiate, event decoding, encoders). The app value itself is built on the main
-    // thread and handed over once.
+    // @unchecked: the closures are pure functions and codecs that keep no state, so any thread may call them: the
+    // reactor thread calls update, initiate, the event decoder and the encoders, and the reload thread calls
+    // `decodeModel` while it builds a new setup. The value is built once and only copied after.
 
     /// The app's name: socket and state paths, `hello` and `status` use it.
     public private(set) var name: String

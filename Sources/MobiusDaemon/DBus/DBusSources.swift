@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusJSON
 import MobiusSystem
 
@@ -42,7 +43,7 @@ final class DBusSources {
     private func makeWorker(bus: String, sources: [DaemonConfig.DBusSource]) throws(SystemError) -> DBusBusWorker {
         let waker = self.waker
         let counted = !sources.isEmpty
-        let this = ReactorBound(value: self)
+        let this = UncheckedSendable(value: self)
         return try DBusBusWorker(
             bus: bus, sources: sources, log: log,
             wakeLoop: wakeLoop, settled: { if counted { waker.post { this.value.oneSettled() } } })

@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusJSON
 import MobiusSystem
 
@@ -51,8 +52,8 @@ extension DaemonJournal: PassCommitHook {
         }
         let sealed = records
         let waker = reactor.waker
-        let journal = ReactorBound(value: self)
-        let finish = ReactorBound(value: done)
+        let journal = UncheckedSendable(value: self)
+        let finish = UncheckedSendable(value: done)
         journalThread.submit {
             let result = Result { () throws(SystemError) in
                 try writer.append(sealed, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
@@ -145,8 +146,8 @@ extension DaemonJournal: PassCommitHook {
             preconditionFailure("a pass is journaled only once the journal is attached to the reactor")
         }
         let waker = reactor.waker
-        let journal = ReactorBound(value: self)
-        let finish = ReactorBound(value: done)
+        let journal = UncheckedSendable(value: self)
+        let finish = UncheckedSendable(value: done)
         journalThread.submit {
             writer.abandon(after: error)
             waker.post { finish.value(journal.value.failed(error)) }
@@ -197,7 +198,7 @@ extension DaemonJournal: PassCommitHook {
         snapshots.started()
         let snapshot = SnapshotFile(epoch: epoch, seq: seq, time: PassCommit.now(), model: model)
         let waker = reactor.waker
-        let journal = ReactorBound(value: self)
+        let journal = UncheckedSendable(value: self)
         let log = self.log
         journalThread.submit {
             let result = Result { () throws(SystemError) in try writer.writeSnapshot(snapshot) }
@@ -236,7 +237,7 @@ extension DaemonJournal: LogSource {
         }
         let reader = JournalReader(catalog: catalog)
         let waker = reactor.waker
-        let finish = ReactorBound(value: done)
+        let finish = UncheckedSendable(value: done)
         readThread.submit {
             let chunk = reader.read(from: from, through: through, maxBytes: maxBytes, cursor: cursor)
             waker.post { finish.value(chunk) }

@@ -63,7 +63,7 @@ final class DaemonLoop<Model, Event, Effect> {
     /// Asks the reactor for another round without sleeping.
     let requestAnotherRound: () -> Void
     /// Frees a big pass's inputs on the thread that parsed most of them (see `recycle`); `nil` frees them here.
-    let releaseElsewhere: ((ReactorBound<[PassInput<Event>]>) -> Void)?
+    let releaseElsewhere: ((UncheckedSendable<[PassInput<Event>]>) -> Void)?
     /// Where committed passes go; `nil` until `start`.
     private var outlets: LoopOutlets<Model, Event, Effect>?
     /// Whether `start` has finished: no pass runs before the app's initiate has.
@@ -82,7 +82,7 @@ final class DaemonLoop<Model, Event, Effect> {
         app: DaemonApp<Model, Event, Effect>, capacity: Int, backpressure: EdgeBackpressure, stats: DaemonStats,
         log: DaemonLog, epoch: String, version: String, commitHook: (any PassCommitHook)?,
         requestAnotherRound: @escaping () -> Void,
-        releaseElsewhere: ((ReactorBound<[PassInput<Event>]>) -> Void)?
+        releaseElsewhere: ((UncheckedSendable<[PassInput<Event>]>) -> Void)?
     ) {
         self.commitHook = commitHook
         self.requestAnotherRound = requestAnotherRound
@@ -510,7 +510,7 @@ final class DaemonLoop<Model, Event, Effect> {
         var inputs = inputs
         if inputs.count >= 256, !eventsAsText, let releaseElsewhere {
             spare.reserveQueue(inputs.count)
-            releaseElsewhere(ReactorBound(value: inputs))
+            releaseElsewhere(UncheckedSendable(value: inputs))
             return
         }
         spare.keep(&inputs)

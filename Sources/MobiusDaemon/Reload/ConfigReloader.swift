@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusSystem
 
 /// SIGHUP (docs/protocol.md 4): reads the config file again, validates it as start-up would, and applies it, or keeps the
@@ -53,19 +54,20 @@ final class ConfigReloader<Model, Event, Effect> {
         }
         inProgress = true
         runtime.log.notice("\(trigger): reloading \(file)")
-        let base = Carried(value: current)
-        let reloader = ReactorBound(value: self)
+        let base = UncheckedSendable(value: current)
+        let reloader = UncheckedSendable(value: self)
         let waker = runtime.reactor.waker
         reader.submit {
             let result = Result { () throws(ConfigError) in
                 let config = try DaemonConfig(file: file)
-                return Carried(value: try DaemonSetup(config: config, options: base.value.options, app: base.value.app))
+                return UncheckedSendable(
+                    value: try DaemonSetup(config: config, options: base.value.options, app: base.value.app))
             }
             waker.post { reloader.value.finish(result) }
         }
     }
 
-    private func finish(_ result: Result<Carried<DaemonSetup<Model, Event, Effect>>, ConfigError>) {
+    private func finish(_ result: Result<UncheckedSendable<DaemonSetup<Model, Event, Effect>>, ConfigError>) {
         inProgress = false
         let log = runtime.log
         switch result {
@@ -102,10 +104,4 @@ final class ConfigReloader<Model, Event, Effect> {
         waiting = []
         for done in told { done(outcome) }
     }
-}
-
-/// A setup carried to the worker thread and back. The setup is immutable and its app's closures (update, codec) are
-/// pure functions the parse thread calls too.
-private struct Carried<Value>: @unchecked Sendable {
-    let value: Value
 }

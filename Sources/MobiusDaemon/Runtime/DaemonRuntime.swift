@@ -71,7 +71,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             specs: specs, updatePlugin: app.updatePlugin, backpressure: backpressure, loop: loop.pluginPort,
             reactor: reactor, log: log)
         let waker = reactor.waker
-        let loopRef = ReactorBound(value: loop)
+        let loopRef = UncheckedSendable(value: loop)
         effectInbox = EventInbox(kind: .effect, capacity: 4096, policy: .block) {
             waker.post { loopRef.value.inboxHasItems() }
         }

@@ -160,10 +160,10 @@ struct DaemonSetup<Model, Event, Effect> {
             log.limited("library error", .error, "the Mobius library reported a misuse: \(message)")
         }
         let outcome = Locked<Result<Void, any Error>>(.success(()))
-        // Two values rather than one tuple: a tuple holding a class reference inside ReactorBound was released once
-        // too often (seen with the journal's commit closure).
-        let setup = ReactorBound(value: self)
-        let journalBound = ReactorBound(value: journal)
+        // Two values rather than one tuple: a tuple holding a class reference inside UncheckedSendable was released
+        // once too often (seen with the journal's commit closure).
+        let setup = UncheckedSendable(value: self)
+        let journalBound = UncheckedSendable(value: journal)
         let reactorThread = try SystemThread.spawn(name: "mobiusd", stackSize: Self.reactorStackSize, joinable: true) {
             let result = Result { () throws in
                 let setup = setup.value

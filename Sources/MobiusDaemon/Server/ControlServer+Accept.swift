@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusJSON
 import MobiusSystem
 
@@ -126,7 +127,7 @@ extension ControlServer {
         groupCache.waiting[peer.uid, default: []].append(connection.id)
         guard !alreadyAsked else { return }
         let waker = reactor.waker
-        let server = ReactorBound(value: self)
+        let server = UncheckedSendable(value: self)
         worker.submit {
             let groups = UserDatabase.groups(ofUser: peer.uid, primaryGroup: peer.gid)
             waker.post { server.value.groupsKnown(groups, uid: peer.uid) }

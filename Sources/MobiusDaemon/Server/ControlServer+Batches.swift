@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusSystem
 
 extension ControlServer {
@@ -11,7 +12,7 @@ extension ControlServer {
     func interpret(_ job: LineBatch.Job) {
         batchesOut += 1
         let waker = reactor.waker
-        let server = ReactorBound(value: self)
+        let server = UncheckedSendable(value: self)
         parser.submit {
             let result = HandOff(LineBatch.interpret(job))
             waker.post {

@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusSystem
 
 extension ControlServer {
@@ -38,7 +39,7 @@ extension ControlServer {
 
     private func lookUpGroupsAgain(of peer: PeerCredentials, for ids: [ConnectionID]) {
         let waker = reactor.waker
-        let server = ReactorBound(value: self)
+        let server = UncheckedSendable(value: self)
         worker.submit {
             let groups = UserDatabase.groups(ofUser: peer.uid, primaryGroup: peer.gid)
             waker.post {

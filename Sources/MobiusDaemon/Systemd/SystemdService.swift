@@ -1,3 +1,4 @@
+import MobiusCore
 import MobiusSystem
 
 /// The daemon's half of the systemd contract (docs/protocol.md 4), on the reactor thread: `READY=1` once the readiness
@@ -44,7 +45,7 @@ final class SystemdService {
         SystemdWatchdog(reactor: reactor, notifier: notifier, log: log)?.start()
         let pending = readiness.pendingNames
         if !pending.isEmpty { notifier.status("starting: waiting for \(pending.joined(separator: ", "))") }
-        let service = ReactorBound(value: self)
+        let service = UncheckedSendable(value: self)
         let waker = reactor.waker
         readiness.whenReady { waker.post { service.value.becomeReady() } }
     }

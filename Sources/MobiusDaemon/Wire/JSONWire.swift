@@ -1,7 +1,7 @@
 import MobiusJSON
 
-/// The one place the daemon calls the JSON parser for request bytes (event lines on the loop thread, command
-/// arguments on the I/O thread).
+/// The one place the daemon calls the JSON parser for request bytes (event lines and command arguments, on the
+/// reactor thread, or on the parse thread for a pipelined batch).
 enum JSONWire {
     /// Parses `bytes` as exactly one JSON value (surrounding whitespace allowed).
     static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue {

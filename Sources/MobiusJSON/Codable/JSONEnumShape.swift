@@ -54,8 +54,8 @@ enum SynthesizedEnum {
         let second: ObjectIdentifier
     }
 
-    /// The answers so far, by pair of types: a program has a fixed set of types, and the names behind an answer
-    /// cost microseconds to build, several times what the rest of a small event's decoding does.
+    /// The answers so far, by pair of types: a program has a fixed set of types, and building the names behind an
+    /// answer takes longer than decoding the rest of a small event.
     private static let answers = Mutex<[TypePair: Bool]>([:])
 
     private static func remembered(_ first: Any.Type, _ second: Any.Type, _ answer: () -> Bool) -> Bool {

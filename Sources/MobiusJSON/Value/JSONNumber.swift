@@ -10,7 +10,6 @@
 /// even though both round to the same `Double`. A number created from a `Double` has the
 /// decimal value of the shortest text that round-trips that `Double` (`0.1` for `0.1`).
 public struct JSONNumber: Sendable {
-    @usableFromInline
     enum Storage: Sendable {
         case int(Int64)
         case uint(UInt64)  // only values above Int64.max
@@ -18,28 +17,23 @@ public struct JSONNumber: Sendable {
         case text(String)  // a valid JSON number literal
     }
 
-    @usableFromInline
     let storage: Storage
 
-    @inlinable
     init(storage: Storage) {
         self.storage = storage
     }
 
     /// Creates an integer number.
-    @inlinable
     public init(_ value: Int64) {
         storage = .int(value)
     }
 
     /// Creates an integer number.
-    @inlinable
     public init(_ value: Int) {
         storage = .int(Int64(value))
     }
 
     /// Creates an unsigned integer number; values up to `Int64.max` are stored as `Int64`.
-    @inlinable
     public init(_ value: UInt64) {
         storage = value <= UInt64(Int64.max) ? .int(Int64(value)) : .uint(value)
     }

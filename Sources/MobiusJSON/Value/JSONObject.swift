@@ -11,13 +11,10 @@ public struct JSONObject: Sendable {
     /// Member count above which lookups use a dictionary index.
     public static let indexThreshold = 12
 
-    @usableFromInline
     var storage: [(key: String, value: JSONValue)]
-    @usableFromInline
     var index: [String: Int]?
 
     /// Creates an empty object.
-    @inlinable
     public init() {
         storage = []
         index = nil
@@ -39,22 +36,18 @@ public struct JSONObject: Sendable {
     }
 
     /// The number of members.
-    @inlinable
     public var count: Int { storage.count }
 
     /// Whether the object has no members.
-    @inlinable
     public var isEmpty: Bool { storage.isEmpty }
 
     /// The keys in member order.
     public var keys: [String] { storage.map(\.key) }
 
     /// The members in order.
-    @inlinable
     public var members: [(key: String, value: JSONValue)] { storage }
 
     /// The position of `key` among the members, or `nil` when absent.
-    @inlinable
     public func position(of key: String) -> Int? {
         if let index { return index[key] }
         for position in storage.indices where storage[position].key == key { return position }
@@ -63,7 +56,6 @@ public struct JSONObject: Sendable {
 
     /// The value for `key`; setting `nil` removes the member, setting a value replaces it in
     /// place or appends a new member.
-    @inlinable
     public subscript(key: String) -> JSONValue? {
         get {
             guard let position = position(of: key) else { return nil }
@@ -91,7 +83,6 @@ public struct JSONObject: Sendable {
         return removed
     }
 
-    @usableFromInline
     mutating func append(key: String, value: JSONValue) {
         storage.append((key, value))
         if index != nil {
