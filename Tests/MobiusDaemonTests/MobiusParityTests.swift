@@ -57,7 +57,9 @@ fileprivate enum Step: Equatable, CustomStringConvertible {
 /// order, because both start through `First.start` and apply each update through `Next.apply(to:)`.
 @Suite("Mobius.loop and the daemon's loop agree")
 struct MobiusParityTests {
-    fileprivate static let events: [DialEvent] = [.up, .up, .noop, .up, .up, .set(1), .down, .down, .down, .noop, .set(3), .up]
+    fileprivate static let events: [DialEvent] = [
+        .up, .up, .noop, .up, .up, .set(1), .down, .down, .down, .noop, .set(3), .up,
+    ]
 
     @Test("a typed app gives the same models and effects in Mobius.loop and in the daemon")
     func sameModelsAndEffects() throws {
