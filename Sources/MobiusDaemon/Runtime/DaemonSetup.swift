@@ -160,14 +160,11 @@ struct DaemonSetup<Model, Event, Effect> {
             log.limited("library error", .error, "the Mobius library reported a misuse: \(message)")
         }
         let outcome = Locked<Result<Void, any Error>>(.success(()))
-        // Two values rather than one tuple: a tuple holding a class reference inside UncheckedSendable was released
-        // once too often (seen with the journal's commit closure).
-        let setup = UncheckedSendable(value: self)
-        let journalBound = UncheckedSendable(value: journal)
+        // Handed to the reactor thread, which alone uses them from here on.
+        let handed = UncheckedSendable(value: (setup: self, journal: journal))
         let reactorThread = try SystemThread.spawn(name: "mobiusd", stackSize: Self.reactorStackSize, joinable: true) {
             let result = Result { () throws in
-                let setup = setup.value
-                let journal = journalBound.value
+                let (setup, journal) = handed.value
                 let runtime = try DaemonRuntime(
                     app: setup.app, listener: listener, signals: signals, settings: setup.settings,
                     log: log, stats: stats, journal: journal, plugins: setup.plugins,
