@@ -1,6 +1,6 @@
-/// An epoll instance: the I/O thread's wait primitive. Each registration carries a 64-bit token.
+/// An epoll instance: the reactor thread's wait primitive. Each registration carries a 64-bit token.
 package final class Epoll: @unchecked Sendable {
-    // @unchecked: the descriptor is used by the I/O thread only; other threads wake it through an EventFD.
+    // @unchecked: only the thread that waits uses it; other threads wake it through an EventFD.
 
     /// Readiness flags.
     package struct Events: OptionSet, Sendable {
@@ -13,8 +13,8 @@ package final class Epoll: @unchecked Sendable {
     }
 
     package let fd: FileDescriptor
-    // Only the waiting thread touches the buffer, once per round: no exclusivity checks.
-    @exclusivity(unchecked) private var buffer: [Syscall.EpollEvent]
+    /// Where `epoll_wait` puts the ready events; only the waiting thread touches it.
+    private var buffer: [Syscall.EpollEvent]
 
     package init(capacity: Int = 256) throws(SystemError) {
         fd = FileDescriptor(rawValue: try Syscall.epollCreate().get("epoll_create1"))

@@ -1,4 +1,4 @@
-/// Termination and reload signals delivered as readable events on a descriptor, so the I/O thread handles them in
+/// Termination and reload signals delivered as readable events on a descriptor, so the reactor handles them in
 /// its epoll loop rather than in an async-signal handler. The corresponding C function is `signalfd`.
 package final class SignalFD: Sendable {
     /// The signals the daemon handles.

@@ -18,8 +18,7 @@ enum ClientInput {
 
     /// The length of an event's compact text; 0 for any other input.
     var eventTextCount: Int {
-        // A `switch` that binds only the text: `if case .event(_, let text?, _) = input` copied the whole payload
-        // through the runtime's generic tuple copy.
+        // A `switch` that binds only the text, so that the rest of the payload is not copied.
         switch self {
         case .event(_, let text, _): text?.count ?? 0
         default: 0

@@ -6,8 +6,7 @@ enum PassInput<Event> {
     /// An event, already decoded to the app's type.
     ///
     /// One struct, not five payload values: binding a multi-payload enum's payload copies it through the Swift
-    /// runtime's value witnesses even in specialized code, and five values cost about 70 instructions an event more
-    /// than one struct (callgrind, docs/architecture.md).
+    /// runtime's value witnesses even in specialized code, once per value.
     case event(QueuedEvent<Event>)
     /// A read or stream request.
     case request(LoopRequest, ReplyTicket)

@@ -19,7 +19,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     let reloads = ReloadRegistry()
     /// Handles SIGHUP; set by `DaemonSetup.serve`.
     var reloader: ConfigReloader<Model, Event, Effect>?
-    private let signalHandler: SignalHandler
+    /// SIGTERM, SIGINT and SIGHUP, read by the reactor once `run` starts.
+    private let signals: SignalFD
     private var dispatcher: EffectDispatcher<Model, Event, Effect>?
     let plugins: PluginHost
     /// The durable state: the loop's commit hook, and the `state` member of `status`.
@@ -66,7 +67,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         self.server = try ControlServer(
             loop: loop.port, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker,
             parser: parser)
-        self.signalHandler = SignalHandler(signals: signals)
+        self.signals = signals
         self.plugins = PluginHost(
             specs: specs, updatePlugin: app.updatePlugin, backpressure: backpressure, loop: loop.pluginPort,
             reactor: reactor, log: log)
@@ -80,11 +81,9 @@ final class DaemonRuntime<Model, Event, Effect> {
         }
         dbus.holdReadiness(readiness)
         reloads.register("dbus") { [unowned dbus] change in dbus.reload(change) }
-        _ = try reactor.register(signals.fd, for: .readable, handler: signalHandler)
         wire(app: app)
     }
 
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func wire(app: DaemonApp<Model, Event, Effect>) {
         server.controlHandler = self
         loop.attach(effectInbox) { event in .event(event, json: nil, source: .effect, ticket: nil) }
@@ -105,7 +104,6 @@ final class DaemonRuntime<Model, Event, Effect> {
         }
         dispatcher?.plugins = plugins
         wirePlugins(app: app)
-        signalHandler.onSignal = { [unowned self] signal in handle(signal) }
         reactor.atEndOfEachRound { [unowned self] in endOfRound() }
         // After the passes: what they sent plugins goes out in one write per plugin.
         reactor.atEndOfEachRound { [unowned self] in plugins.flushAll() }
@@ -115,7 +113,6 @@ final class DaemonRuntime<Model, Event, Effect> {
     }
 
     /// A `mobiusd.after` timer fired: its event goes to the loop like any other, decoded by the app.
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func deliverTimerEvent(_ json: JSONValue) {
         do {
             let event = try loop.decodeEvent(json)
@@ -128,7 +125,6 @@ final class DaemonRuntime<Model, Event, Effect> {
         }
     }
 
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     private func wirePlugins(app: DaemonApp<Model, Event, Effect>) {
         let loop = self.loop
         reloads.register("plugins") { [unowned self] change in
@@ -196,6 +192,8 @@ final class DaemonRuntime<Model, Event, Effect> {
 
     /// Runs the reactor on the calling thread until shutdown has finished.
     func run() throws(SystemError) {
+        let signalHandler = SignalHandler(signals: signals) { [unowned self] signal in handle(signal) }
+        _ = try reactor.register(signals.fd, for: .readable, handler: signalHandler)
         startPluginsThenLoop()
         dbus.start()
         systemd.start(readiness: readiness)

@@ -4,10 +4,11 @@ import MobiusSystem
 /// async-signal context.
 final class SignalHandler: ReactorHandler {
     let signals: SignalFD
-    var onSignal: (SignalFD.Signal) -> Void = { _ in }
+    let onSignal: (SignalFD.Signal) -> Void
 
-    init(signals: SignalFD) {
+    init(signals: SignalFD, onSignal: @escaping (SignalFD.Signal) -> Void) {
         self.signals = signals
+        self.onSignal = onSignal
     }
 
     func reactorReady(_ events: Epoll.Events) {

@@ -22,8 +22,8 @@ extension ControlServer {
     }
 
     /// The most inputs of a returned batch that go to the loop in one reactor round; the rest go in the next rounds,
-    /// after each round's passes. A whole batch (up to 8,191 events under the default output bound) took the
-    /// reactor 2-4 ms, and an update plugin that answered meanwhile waited that long for its next request.
+    /// after each round's passes, so that a whole batch does not hold the reactor (and an update plugin waiting for
+    /// its next request) for a round of its own.
     static var inputsPerRound: Int { 2048 }
 
     /// A batch back from the parse thread whose inputs are not all with the loop yet.
@@ -90,8 +90,7 @@ extension ControlServer {
         let start = batch.next
         let end = start + min(count, batch.remaining)
         // Each input moves into the loop's queue; its slot keeps a value that owns nothing (`.disconnected`), which
-        // the array then destroys for free. A `for in` copied every payload out and destroyed it again with the
-        // array (about 500 instructions an event).
+        // the array then destroys for free, instead of a copy of every payload destroyed again with the array.
         let ownsNothing = ClientInput.disconnected(connection.id)
         batch.result.inputs.withUnsafeMutableBufferPointer { inputs in
             guard let base = inputs.baseAddress else { return }

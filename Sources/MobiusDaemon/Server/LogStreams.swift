@@ -1,8 +1,7 @@
 /// The control server's `log` streams: the source they read from and the connections streaming.
 final class LogStreams {
-    /// The journal (or the ephemeral window); `nil` until the runtime wires it. Unowned, not weak: the journal
-    /// holds these streams, and outlives them; a weak reference gave the journal a side table, which sent each
-    /// retain of it (one per pass) down the runtime's slow path.
+    /// The journal (or the ephemeral window); `nil` until the runtime wires it. Unowned: the journal holds these
+    /// streams and outlives them (a weak reference would give the journal a side table, slowing each retain).
     unowned var source: (any LogSource)?
     /// Connections with a stream, in the order they started.
     private(set) var connections: [ConnectionID] = []

@@ -1,7 +1,6 @@
 /// Reply lines written often enough to be formatted straight into the output buffer.
 enum ReplyText {
-    /// Appends `{"ok":true,"seq":N}\n`, formatted on the stack and appended in one copy (appending the prefix,
-    /// the digits and the end one by one cost about twice as many instructions per event).
+    /// Appends `{"ok":true,"seq":N}\n`, formatted on the stack and appended in one copy.
     static func appendAck(_ seq: UInt64, to output: inout [UInt8]) {
         // `{"ok":true,"seq":` is 17 bytes, then at most 20 digits and `}\n`.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { line in

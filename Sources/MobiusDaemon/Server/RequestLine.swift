@@ -4,8 +4,8 @@ import MobiusJSON
 enum RequestLine {
     /// Empty or whitespace only: ignored, but counted as a line.
     case blank
-    /// A bare JSON value: an event. The text is parsed by the loop thread, which has spare capacity; the I/O thread
-    /// only classifies lines.
+    /// A bare JSON value: an event, parsed by whoever interprets the line (the reactor, or the parse thread for a
+    /// batch).
     case event(ArraySlice<UInt8>)
     /// `NAME` or `NAME <argument>`; the argument is trimmed and may be empty.
     case command(name: String, argument: ArraySlice<UInt8>)

@@ -269,7 +269,8 @@ final class LoopHarness<Model, Event, Effect> {
         let rounds = self.rounds
         let loop = DaemonLoop(
             app: app, capacity: capacity, backpressure: EdgeBackpressure(), stats: stats, log: log, epoch: "E1",
-            version: "0-test", commitHook: hook ?? journal, requestAnotherRound: { rounds.count += 1 }, releaseElsewhere: nil)
+            version: "0-test", commitHook: hook ?? journal, requestAnotherRound: { rounds.count += 1 },
+            releaseElsewhere: nil)
         self.loop = loop
         // Events from synchronous Swift routes go straight back into the loop's queue, as in the daemon.
         self.dispatcher = reactor.map { reactor in
