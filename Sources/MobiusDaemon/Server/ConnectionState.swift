@@ -93,27 +93,34 @@ struct ConnectionState {
 
     /// The loop's queue is full.
     mutating func waitForRoom() -> Action {
-        guard takesRequests, !waits.contains(.room) else { return .none }
-        waits.insert(.room)
-        return .askForRoom
+        startWaiting(for: .room, then: .askForRoom)
     }
 
     /// The loop has room again.
     mutating func roomArrived() -> Action {
-        waits.remove(.room)
-        return isOpen ? .resume : .none
+        stopWaiting(for: .room)
     }
 
     /// Its output bound holds its next request back.
     mutating func waitForOutput() -> Action {
-        guard takesRequests, !waits.contains(.output) else { return .none }
-        waits.insert(.output)
-        return .joinOutputWaiters
+        startWaiting(for: .output, then: .joinOutputWaiters)
     }
 
     /// Its output shrank, or it came off the server's list of output waiters.
     mutating func outputWaitEnded() -> Action {
-        waits.remove(.output)
+        stopWaiting(for: .output)
+    }
+
+    /// Starts a wait, once: `action` the first time, nothing while it already waits or takes no requests.
+    private mutating func startWaiting(for wait: Waits, then action: Action) -> Action {
+        guard takesRequests, !waits.contains(wait) else { return .none }
+        waits.insert(wait)
+        return action
+    }
+
+    /// Ends a wait; an open connection then resumes reading.
+    private mutating func stopWaiting(for wait: Waits) -> Action {
+        waits.remove(wait)
         return isOpen ? .resume : .none
     }
 
