@@ -240,3 +240,36 @@ struct PassOrderTests {
         #expect(harness.timeline.answers == [.ack(1)], "events from effects have no one to answer")
     }
 }
+
+@Suite("Loop passes: status queue depths")
+struct PassStatusDepthTests {
+    @Test("each status counts the inputs after it in its pass, however many statuses the pass has")
+    func statusCountsWhatFollowsIt() {
+        let harness = LoopHarness(countingApp(recordingOn: Timeline()), capacity: 30_000)
+        let count = 20_000
+        harness.run((1...count).map { clientRequest(.status, line: $0) })
+        let statuses = harness.timeline.answers.filter { $0["app"] != nil }
+        #expect(statuses.count == count)
+        #expect(statuses.first?["queues"]?["client"] == .number(JSONNumber(count - 1)))
+        #expect(statuses.dropFirst(9_999).first?["queues"]?["client"] == .number(JSONNumber(count - 10_000)))
+        #expect(statuses.last?["queues"]?["client"] == 0)
+    }
+
+    @Test("events from other sources after a status count under their own kind")
+    func otherKindsAreCountedApart() {
+        let harness = LoopHarness(countingApp(recordingOn: Timeline()))
+        harness.run([
+            clientRequest(.status, line: 1),
+            .event(Counting.add, json: nil, source: .effect, ticket: nil),
+            clientEvent(Counting.add, line: 2),
+            clientRequest(.status, line: 3),
+            .event(Counting.add, json: nil, source: .timer, ticket: nil),
+        ])
+        let statuses = harness.timeline.answers.filter { $0["app"] != nil }
+        #expect(statuses.first?["queues"]?["effect"] == 1)
+        #expect(statuses.first?["queues"]?["client"] == 2)
+        #expect(statuses.first?["queues"]?["timer"] == 1)
+        #expect(statuses.last?["queues"]?["client"] == 0)
+        #expect(statuses.last?["queues"]?["timer"] == 1)
+    }
+}

@@ -31,10 +31,7 @@ extension DaemonLoop {
         for (seq, json) in events {
             do {
                 let event = try decodeEvent(json)
-                if let model = try update(state.model, event).model {
-                    state.model = model
-                    state.modelJSON = nil
-                }
+                if try rules.update(state.model, event).apply(to: &state.model) { state.modelJSON = nil }
             } catch {
                 log.warning(
                     "replay: the app rejects journaled event \(seq) now (\(EventRejection.message(for: error))); "
@@ -75,10 +72,7 @@ extension DaemonLoop {
                 for (index, result) in outcomes.enumerated() where index < seqs.count {
                     switch result {
                     case .success(let next):
-                        if let model = next.model {
-                            state.model = model
-                            state.modelJSON = nil
-                        }
+                        if next.apply(to: &state.model) { state.modelJSON = nil }
                     case .failure(let rejection):
                         log.warning(
                             "replay: the update plugin rejects journaled event \(seqs[index]) now (\(rejection.message)); "

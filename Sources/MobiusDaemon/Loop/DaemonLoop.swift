@@ -20,12 +20,8 @@ final class DaemonLoop<Model, Event, Effect> {
     let eventsAsText: Bool
     /// How a pass is computed from its inputs (the app's update among them).
     let rules: PassRules<Model, Event, Effect>
-    /// The parts of the app the loop uses per event, held apart from `app` so that using one does not copy the
-    /// whole app value.
-    let update: (Model, Event) throws -> Next<Model, Effect>
+    /// The app's event decoder, held apart from `app` so that using it does not copy the whole app value.
     let decodeEvent: (consuming JSONValue) throws -> Event
-    let encodeModel: (Model) throws -> JSONValue
-    let encodeEvent: (Event) -> JSONValue
     let log: DaemonLog
     let stats: DaemonStats
     /// The committed state. Everything here is owned by the reactor thread.
@@ -90,10 +86,7 @@ final class DaemonLoop<Model, Event, Effect> {
         self.app = app
         self.backpressure = backpressure
         self.eventsAsText = app.updatePlugin != nil
-        self.update = app.update
         self.decodeEvent = app.codec.decodeEvent
-        self.encodeModel = app.codec.encodeModel
-        self.encodeEvent = app.codec.encodeEvent
         self.capacity = max(1, capacity)
         self.stats = stats
         self.log = log
@@ -121,7 +114,7 @@ final class DaemonLoop<Model, Event, Effect> {
         guard eventsAsText else { return }
         switch input {
         case .event(let queued):
-            queuedSegments.append(Self.compactText(queued.text) { queued.json ?? encodeEvent(queued.event) })
+            queuedSegments.append(Self.compactText(queued.text) { queued.json ?? rules.encodeEvent(queued.event) })
         case .request(let request, _):
             noteForExternalUpdate(request)
         default:
@@ -566,10 +559,7 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// The JSON form of the committed model (cached per model); `nil` if the app cannot encode it.
     func currentModelJSON() -> JSONValue? {
-        if let cached = state.modelJSON { return cached }
-        guard let encoded = try? encodeModel(state.model) else { return nil }
-        state.modelJSON = encoded
-        return encoded
+        rules.modelJSON(&state)
     }
 
     // MARK: - What a pass starts from

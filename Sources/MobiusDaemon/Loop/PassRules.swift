@@ -71,8 +71,17 @@ final class PassRules<Model, Event, Effect> {
         if let records = consume records {
             work.journal = PassCommit(expectedEvents: inputs.count, buffer: records)
         }
+        // For `status`: the inputs after the current one, by kind, counted down as the pass goes (one walk, however
+        // many `status` requests the pass has).
+        var notYetReached: [EventSourceKind: Int] = [:]
+        if start.surroundings != nil {
+            for input in inputs { notYetReached[input.sourceKind, default: 0] += 1 }
+        }
         inputs.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices { step(buffer, at: index, from: start, mode: mode, work: &work) }
+            for index in buffer.indices {
+                if start.surroundings != nil { notYetReached[buffer[index].sourceKind, default: 0] -= 1 }
+                step(buffer, at: index, from: start, notYetReached: notYetReached, mode: mode, work: &work)
+            }
         }
         return work
     }
@@ -93,7 +102,7 @@ final class PassRules<Model, Event, Effect> {
     /// event's payload first).
     private func step(
         _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, from start: PassStart,
-        mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
+        notYetReached: [EventSourceKind: Int], mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
     ) {
         switch inputs[index] {
         case .event(let queued):
@@ -120,7 +129,7 @@ final class PassRules<Model, Event, Effect> {
             }
             let reply: LoopReply
             if case .status = request {
-                reply = .line(statusLine(work, from: start, notYetReached: inputs[(index + 1)...]))
+                reply = .line(statusLine(work, from: start, notYetReached: notYetReached))
             } else {
                 reply = answer(request, ticket: ticket, from: start, work: &work)
             }
@@ -272,8 +281,8 @@ final class PassRules<Model, Event, Effect> {
         return .line(LoopLines.logStarted(seq: head, epoch: epoch, from: from, compacted: wanted < firstKept))
     }
 
-    /// The JSON form of a pass's model, cached in its state.
-    private func modelJSON(_ state: inout LoopState<Model>) -> JSONValue? {
+    /// The JSON form of a state's model, cached in the state.
+    func modelJSON(_ state: inout LoopState<Model>) -> JSONValue? {
         if let cached = state.modelJSON { return cached }
         guard let encoded = try? encodeModel(state.model) else { return nil }
         state.modelJSON = encoded
@@ -282,13 +291,12 @@ final class PassRules<Model, Event, Effect> {
 
     private func statusLine(
         _ work: PassWork<Model, Effect>, from start: PassStart,
-        notYetReached: UnsafeBufferPointer<PassInput<Event>>.SubSequence
+        notYetReached: [EventSourceKind: Int]
     ) -> [UInt8] {
         guard let around = start.surroundings else {
             preconditionFailure("a pass with a status request was computed without its surroundings")
         }
-        var depths = around.waiting
-        for input in notYetReached { depths[input.sourceKind, default: 0] += 1 }
+        let depths = around.waiting.merging(notYetReached, uniquingKeysWith: +)
         var queues: [(String, JSONValue)] = [("capacity", .number(JSONNumber(around.capacity)))]
         for kind in EventSourceKind.allCases {
             queues.append((kind.rawValue, .number(JSONNumber(depths[kind] ?? 0))))
