@@ -71,17 +71,13 @@ final class PassRules<Model, Event, Effect> {
         if let records = consume records {
             work.journal = PassCommit(expectedEvents: inputs.count, buffer: records)
         }
-        // For `status`: the inputs after the current one, by kind, counted down as the pass goes (one walk, however
-        // many `status` requests the pass has).
-        var notYetReached: [EventSourceKind: Int] = [:]
         if start.surroundings != nil {
-            for input in inputs { notYetReached[input.sourceKind, default: 0] += 1 }
+            var counts: [EventSourceKind: Int] = [:]
+            for input in inputs { counts[input.sourceKind, default: 0] += 1 }
+            work.notYetReached = counts
         }
         inputs.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices {
-                if start.surroundings != nil { notYetReached[buffer[index].sourceKind, default: 0] -= 1 }
-                step(buffer, at: index, from: start, notYetReached: notYetReached, mode: mode, work: &work)
-            }
+            for index in buffer.indices { step(buffer, at: index, from: start, mode: mode, work: &work) }
         }
         return work
     }
@@ -102,8 +98,9 @@ final class PassRules<Model, Event, Effect> {
     /// event's payload first).
     private func step(
         _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, from start: PassStart,
-        notYetReached: [EventSourceKind: Int], mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
+        mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
     ) {
+        if work.notYetReached != nil { work.notYetReached?[inputs[index].sourceKind, default: 0] -= 1 }
         switch inputs[index] {
         case .event(let queued):
             if case .rejectingEvents(let code, let message) = mode {
@@ -129,7 +126,7 @@ final class PassRules<Model, Event, Effect> {
             }
             let reply: LoopReply
             if case .status = request {
-                reply = .line(statusLine(work, from: start, notYetReached: notYetReached))
+                reply = .line(statusLine(work, from: start))
             } else {
                 reply = answer(request, ticket: ticket, from: start, work: &work)
             }
@@ -289,14 +286,11 @@ final class PassRules<Model, Event, Effect> {
         return encoded
     }
 
-    private func statusLine(
-        _ work: PassWork<Model, Effect>, from start: PassStart,
-        notYetReached: [EventSourceKind: Int]
-    ) -> [UInt8] {
+    private func statusLine(_ work: PassWork<Model, Effect>, from start: PassStart) -> [UInt8] {
         guard let around = start.surroundings else {
             preconditionFailure("a pass with a status request was computed without its surroundings")
         }
-        let depths = around.waiting.merging(notYetReached, uniquingKeysWith: +)
+        let depths = around.waiting.merging(work.notYetReached ?? [:], uniquingKeysWith: +)
         var queues: [(String, JSONValue)] = [("capacity", .number(JSONNumber(around.capacity)))]
         for kind in EventSourceKind.allCases {
             queues.append((kind.rawValue, .number(JSONNumber(depths[kind] ?? 0))))

@@ -30,6 +30,9 @@ struct PassWork<Model, Effect> {
     /// Events from sources without a reply ticket that were rejected: counted and logged when the pass ends
     /// (once, whichever way it ends), since nobody waits for an answer.
     var unansweredRejections: [(source: EventSourceKind, message: String)] = []
+    /// For `status`, in a pass that has one: the inputs after the current one, by kind, counted down as the pass
+    /// goes (one walk, however many `status` requests the pass has).
+    var notYetReached: [EventSourceKind: Int]?
 
     init(state: LoopState<Model>, audience: Audience) {
         self.state = state
