@@ -41,7 +41,12 @@ package final class Epoll: @unchecked Sendable {
 
     /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` for each ready registration.
     package func wait(timeoutMilliseconds: Int32, _ body: (UInt64, Events) -> Void) throws(SystemError) {
-        try Syscall.epollWait(fd.rawValue, &buffer, timeoutMilliseconds: timeoutMilliseconds) { token, events in
+        // The buffer is moved out while the handlers run, so no access to the stored property spans them (its
+        // accesses are then proven exclusive at compile time instead of checked each round).
+        var events: [Syscall.EpollEvent] = []
+        swap(&events, &buffer)
+        defer { swap(&events, &buffer) }
+        try Syscall.epollWait(fd.rawValue, &events, timeoutMilliseconds: timeoutMilliseconds) { token, events in
             body(token, Events(rawValue: events))
         }.get("epoll_wait")
     }

@@ -72,12 +72,15 @@ package struct LineFramer {
         bytes.append(contentsOf: newBytes)
     }
 
-    /// Lets taken bytes go: all of them (keeping a buffer of up to 1 MiB), or a taken head over 64 KiB. A slice
-    /// taken earlier keeps its bytes: the buffer is copied on write.
+    /// The largest buffer `dropConsumed` keeps once every byte in it is taken; a bigger one is let go.
+    package static var largestKeptBuffer: Int { 1 << 20 }
+
+    /// Lets taken bytes go: all of them (keeping a buffer of up to `largestKeptBuffer`), or a taken head over 64 KiB.
+    /// A slice taken earlier keeps its bytes: the buffer is copied on write.
     package mutating func dropConsumed() {
         guard start > 0 else { return }
         if start == bytes.count {
-            if bytes.capacity > 1 << 20 { bytes = [] } else { bytes.removeAll(keepingCapacity: true) }
+            if bytes.capacity > Self.largestKeptBuffer { bytes = [] } else { bytes.removeAll(keepingCapacity: true) }
         } else if start > 65536 {
             bytes.removeFirst(start)
         } else {

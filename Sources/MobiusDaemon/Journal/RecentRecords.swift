@@ -16,7 +16,12 @@ final class RecentRecords {
 
     /// Keeps a committed pass's records (`HeldRecords.append`).
     func append(_ records: inout [UInt8], firstSeq: UInt64, lastSeq: UInt64) {
-        held.append(&records, firstSeq: firstSeq, lastSeq: lastSeq)
+        // Changed while moved out of the object, so no access to `held` spans the append (docs/architecture.md,
+        // "Exclusivity").
+        var moved = HeldRecords(limit: 0)
+        swap(&moved, &held)
+        moved.append(&records, firstSeq: firstSeq, lastSeq: lastSeq)
+        swap(&moved, &held)
     }
 
     /// Appends log lines from the records held (`HeldRecords.appendLines`).

@@ -207,12 +207,18 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Calls `resume` once, after the next pass has made room (for plugins and effect handlers).
     func notifyWhenRoom(_ resume: @escaping () -> Void) {
-        waiters.plugins.append(resume)
+        var moved = RoomWaiters()
+        swap(&moved, &waiters)
+        moved.plugins.append(resume)
+        swap(&moved, &waiters)
     }
 
     /// Calls `resume` once the edges have room again: after a pass has made room and no plugin holds them.
     func notifyWhenEdgeRoom(_ resume: @escaping () -> Void) {
-        waiters.edges.append(resume)
+        var moved = RoomWaiters()
+        swap(&moved, &waiters)
+        moved.edges.append(resume)
+        swap(&moved, &waiters)
         if backpressure.isHolding { awaitRelease() }
     }
 
@@ -548,10 +554,14 @@ final class DaemonLoop<Model, Event, Effect> {
     private func publish(to sink: any LoopOutputSink) {
         guard !audience.isEmpty, let modelValue = currentModelJSON() else { return }
         let seq = state.seq
-        audience.subscriptions.publish(seq: state.seq, model: modelValue) { value, connections in
-            sink.publishModel(LoopLines.modelChanged(seq: seq, model: value), to: connections)
+        var moved = Audience()
+        swap(&moved, &audience)
+        let deliveries = moved.subscriptions.publish(seq: seq, model: modelValue)
+        let monitors = moved.monitors
+        swap(&moved, &audience)
+        for delivery in deliveries {
+            sink.publishModel(LoopLines.modelChanged(seq: seq, model: delivery.value), to: delivery.connections)
         }
-        let monitors = audience.monitors
         if !monitors.isEmpty {
             sink.trace(LoopLines.modelTrace(seq: seq, model: modelValue), to: monitors)
         }
@@ -569,13 +579,19 @@ final class DaemonLoop<Model, Event, Effect> {
         _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil
     ) -> PassWork<Model, Effect> {
-        var start = PassStart(audience: audience, recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
+        var start = PassStart(
+            audience: Audience(), recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
         let reads = PassRules<Model, Event, Effect>.reads(of: inputs)
         if reads.log { start.firstLoggedSeq = commitHook?.firstLoggedSeq }
         if reads.status { start.surroundings = statusSurroundings() }
-        return rules.compute(
+        // The audience is lent to the pass, moved rather than copied: nothing else reads it while the pass is
+        // computed.
+        swap(&start.audience, &audience)
+        let work = rules.compute(
             inputs, state: state, from: start, outputs: spare.takeOutputs(),
             records: commitHook == nil ? nil : spare.takeRecords(), mode: mode, prepared: prepared)
+        swap(&start.audience, &audience)
+        return work
     }
 
     /// What `status` reports from outside the pass, now.
@@ -613,20 +629,24 @@ final class DaemonLoop<Model, Event, Effect> {
     var monitorList: [ConnectionID] { audience.monitors }
     func isSubscribed(_ connection: ConnectionID) -> Bool { audience.subscriptions.contains(connection) }
 
-    /// Applies a finished pass's changes to who streams what, in order.
+    /// Applies a finished pass's changes to who streams what, in order, then starts its `log` streams.
     private func apply(_ changes: [StreamChange], sink: any LoopOutputSink) {
+        var moved = Audience()
+        swap(&moved, &audience)
         for change in changes {
             switch change {
             case .subscribe(let connection, let path, let value, let seq):
-                audience.subscriptions.add(connection, path: path, seq: seq, value: value)
+                moved.subscriptions.add(connection, path: path, seq: seq, value: value)
             case .monitor(let connection):
-                if !audience.monitors.contains(connection) { audience.monitors.append(connection) }
-            case .log(let connection, let start):
-                sink.startLog(connection, start)
+                if !moved.monitors.contains(connection) { moved.monitors.append(connection) }
+            case .log:
+                continue
             case .disconnect(let connection):
-                audience.subscriptions.remove(connection)
-                audience.monitors.removeAll { $0 == connection }
+                moved.subscriptions.remove(connection)
+                moved.monitors.removeAll { $0 == connection }
             }
         }
+        swap(&moved, &audience)
+        for case .log(let connection, let start) in changes { sink.startLog(connection, start) }
     }
 }

@@ -16,15 +16,25 @@ final class EdgeBackpressure {
     var holderCount: Int { holders.count }
 
     /// `holder` has a full queue.
+    // The holders and waiters change while moved out of the object, so that the loop's check of `isHolding` on
+    // every round is proven exclusive at compile time (docs/architecture.md, "Exclusivity").
+
     func hold(for holder: AnyObject) {
-        holders.insert(ObjectIdentifier(holder))
+        var moved: Set<ObjectIdentifier> = []
+        swap(&moved, &holders)
+        moved.insert(ObjectIdentifier(holder))
+        swap(&moved, &holders)
     }
 
     /// `holder` has drained (or gone); when no holder is left, everyone waiting is told, in the order they asked.
     func release(for holder: AnyObject) {
-        guard holders.remove(ObjectIdentifier(holder)) != nil, holders.isEmpty else { return }
-        let waiting = whenReleased
-        whenReleased.removeAll()
+        var moved: Set<ObjectIdentifier> = []
+        swap(&moved, &holders)
+        let removed = moved.remove(ObjectIdentifier(holder)) != nil
+        swap(&moved, &holders)
+        guard removed, holders.isEmpty else { return }
+        var waiting: [() -> Void] = []
+        swap(&waiting, &whenReleased)
         for resume in waiting { resume() }
     }
 
@@ -34,7 +44,10 @@ final class EdgeBackpressure {
             resume()
             return
         }
-        whenReleased.append(resume)
+        var waiting: [() -> Void] = []
+        swap(&waiting, &whenReleased)
+        waiting.append(resume)
+        swap(&waiting, &whenReleased)
     }
 }
 

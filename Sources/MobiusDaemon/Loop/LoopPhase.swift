@@ -10,8 +10,9 @@ enum LoopPhase<Model, Event, Effect> {
     case idle
     /// An update plugin computes the outcomes of the next pass's events.
     case preparing
-    /// A computed pass waits for the journal's commit.
-    case committing(inputs: [PassInput<Event>], work: PassWork<Model, Effect>)
+    /// A computed pass waits for the journal's commit. Indirect, so that the phase is one word: the checks of it
+    /// on every round copy no pass.
+    indirect case committing(inputs: [PassInput<Event>], work: PassWork<Model, Effect>)
 
     /// Whether `start` has finished.
     var hasStarted: Bool {

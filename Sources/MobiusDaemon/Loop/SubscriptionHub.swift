@@ -33,10 +33,10 @@ struct SubscriptionHub {
         if order.count > 2 * subscriptions.count + 16 { order.removeAll { subscriptions[$0] == nil } }
     }
 
-    /// Calls `deliver` once per distinct value to send, with every connection that should get it, in
-    /// subscription order. Subscriptions already at `seq` (subscribed at the pass's last event) and path
-    /// subscriptions whose value did not change get nothing.
-    mutating func publish(seq: UInt64, model: JSONValue, deliver: (JSONValue, [ConnectionID]) -> Void) {
+    /// What to send: each distinct value once, with every connection that should get it, in subscription order.
+    /// Subscriptions already at `seq` (subscribed at the pass's last event) and path subscriptions whose value did
+    /// not change get nothing.
+    mutating func publish(seq: UInt64, model: JSONValue) -> [(value: JSONValue, connections: [ConnectionID])] {
         var wholeModel: [ConnectionID] = []
         var byPath: [String: (value: JSONValue, connections: [ConnectionID])] = [:]
         var pathOrder: [String] = []
@@ -57,7 +57,9 @@ struct SubscriptionHub {
             }
             subscriptions[connection] = subscription
         }
-        if !wholeModel.isEmpty { deliver(model, wholeModel) }
-        for key in pathOrder { deliver(byPath[key]!.value, byPath[key]!.connections) }
+        var deliveries: [(value: JSONValue, connections: [ConnectionID])] = []
+        if !wholeModel.isEmpty { deliveries.append((model, wholeModel)) }
+        for key in pathOrder { deliveries.append(byPath[key]!) }
+        return deliveries
     }
 }

@@ -77,11 +77,15 @@ final class PluginChannel {
     /// Queues what `write` appends (whole lines) to the stdin queue, with no line array in between.
     func send(writing write: (inout [UInt8]) -> Void) {
         guard !stdinClosed, !isClosed else { return }
-        if pendingOffset == pendingOutput.count {
-            pendingOutput.removeAll(keepingCapacity: true)
+        // The queue is written while moved out of the object (docs/architecture.md, "Exclusivity").
+        var queue: [UInt8] = []
+        swap(&queue, &pendingOutput)
+        if pendingOffset == queue.count {
+            queue.removeAll(keepingCapacity: true)
             pendingOffset = 0
         }
-        write(&pendingOutput)
+        write(&queue)
+        swap(&queue, &pendingOutput)
     }
 
     /// Writes what is queued, as far as the pipe takes it now; the rest waits for the pipe to be writable.
@@ -98,25 +102,27 @@ final class PluginChannel {
     }
 
     private func flushPending() {
-        while pendingOffset < pendingOutput.count {
-            let result: FileDescriptor.IOResult
-            do {
-                result = try pendingOutput.withUnsafeBytes { buffer in
-                    try process.input.write(UnsafeRawBufferPointer(rebasing: buffer[pendingOffset...]), socket: false)
-                }
-            } catch {
-                // The plugin's end of the pipe is gone (EPIPE): nothing queued can reach it any more. Dropped
-                // first, so that closing does not try to write it again.
-                pendingOutput.removeAll()
-                pendingOffset = 0
-                closeStdin()
-                onEvent(.stdinBroken)
-                return
-            }
-            guard case .transferred(let count) = result else { return }
-            pendingOffset += count
+        var queue: [UInt8] = []
+        swap(&queue, &pendingOutput)
+        var offset = pendingOffset
+        let outcome = Self.write(queue, from: &offset, to: process.input)
+        switch outcome {
+        case .broken:
+            // The plugin's end of the pipe is gone (EPIPE): nothing queued can reach it any more. Dropped
+            // first, so that closing does not try to write it again.
+            pendingOffset = 0
+            closeStdin()
+            onEvent(.stdinBroken)
+            return
+        case .pending:
+            pendingOffset = offset
+            swap(&queue, &pendingOutput)
+            return
+        case .written:
+            break
         }
-        pendingOutput.removeAll(keepingCapacity: pendingOutput.capacity <= 1 << 20)
+        queue.removeAll(keepingCapacity: queue.capacity <= 1 << 20)
+        swap(&queue, &pendingOutput)
         pendingOffset = 0
         if let registration = stdinRegistration {
             reactor.unregister(registration)
@@ -126,6 +132,29 @@ final class PluginChannel {
 
     /// Bytes queued for stdin and not yet written.
     var unsentBytes: Int { pendingOutput.count - pendingOffset }
+
+    private enum WriteOutcome {
+        case written
+        case pending
+        case broken
+    }
+
+    /// Writes `queue` from `offset` as far as the pipe takes it now.
+    private static func write(_ queue: [UInt8], from offset: inout Int, to input: FileDescriptor) -> WriteOutcome {
+        while offset < queue.count {
+            let result: FileDescriptor.IOResult
+            do {
+                result = try queue.withUnsafeBytes { buffer in
+                    try input.write(UnsafeRawBufferPointer(rebasing: buffer[offset...]), socket: false)
+                }
+            } catch {
+                return .broken
+            }
+            guard case .transferred(let count) = result else { return .pending }
+            offset += count
+        }
+        return .written
+    }
 
     /// Closes the plugin's stdin (after what is queued has been written, if it can be now): the end of the
     /// shutdown handshake.

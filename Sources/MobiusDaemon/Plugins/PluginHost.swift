@@ -104,30 +104,36 @@ final class PluginHost: PluginRunnerOwner {
     /// by a restart of the daemon. Returns a summary, or `nil` when nothing changed.
     func reload(_ specs: [PluginSpec]) -> String? {
         var changes: [String] = []
+        var actions: [ReloadAction] = []
         let wanted = Set(specs.map(\.name))
-        for runner in runners where !wanted.contains(runner.name) {
+        // The list changes while moved out of the object and the runners are started and stopped after it is
+        // back, so the per-round `flushAll` reads it without a run-time exclusivity check (docs/architecture.md,
+        // "Exclusivity").
+        var list: [PluginRunner] = []
+        swap(&list, &runners)
+        for runner in list where !wanted.contains(runner.name) {
             guard runner.name != updatePlugin else {
                 changes.append("\(runner.name) is the update and stays until a restart")
                 continue
             }
             for (key, owner) in routes where owner === runner { routes[key] = nil }
-            retire(runner)
+            actions.append(.retire(runner))
             changes.append("\(runner.name) removed")
         }
-        runners.removeAll { !wanted.contains($0.name) && $0.name != updatePlugin }
+        list.removeAll { !wanted.contains($0.name) && $0.name != updatePlugin }
         for spec in specs {
-            guard let index = runners.firstIndex(where: { $0.name == spec.name }) else {
+            guard let index = list.firstIndex(where: { $0.name == spec.name }) else {
                 let runner = PluginRunner(spec: spec, owner: self, reactor: reactor, log: log)
-                runners.append(runner)
-                runner.start()
+                list.append(runner)
+                actions.append(.start(runner))
                 changes.append("\(spec.name) added")
                 continue
             }
-            let old = runners[index]
+            let old = list[index]
             if spec.name == updatePlugin, old.state == .running, spec.filesChanged(since: old.startedFiles) {
                 // Editing the update plugin and reloading is the edit loop: the same runner starts the new files,
                 // the loop keeps its model, and nothing is replayed.
-                old.restartNow()
+                actions.append(.restartNow(old))
                 changes.append("\(spec.name) restarted (its files changed; the model is kept)")
                 continue
             }
@@ -138,19 +144,40 @@ final class PluginHost: PluginRunnerOwner {
             }
             let successor = PluginRunner(spec: spec, owner: self, reactor: reactor, log: log)
             for (key, owner) in routes where owner === old { routes[key] = successor }
-            runners[index] = successor
-            retire(old)
-            successor.start()
+            list[index] = successor
+            actions.append(.retire(old))
+            actions.append(.start(successor))
             changes.append("\(spec.name) restarted")
+        }
+        swap(&list, &runners)
+        for action in actions {
+            switch action {
+            case .retire(let runner): retire(runner)
+            case .start(let runner): runner.start()
+            case .restartNow(let runner): runner.restartNow()
+            }
         }
         return changes.isEmpty ? nil : changes.joined(separator: ", ")
     }
 
+    /// What a reload does to a runner, in order, once the list of runners is in place.
+    private enum ReloadAction {
+        case retire(PluginRunner)
+        case start(PluginRunner)
+        case restartNow(PluginRunner)
+    }
+
     /// Stops a plugin a reload removed or replaced; `stop(then:)` waits for it too.
     private func retire(_ runner: PluginRunner) {
-        retiring.append(runner)
+        var list: [PluginRunner] = []
+        swap(&list, &retiring)
+        list.append(runner)
+        swap(&list, &retiring)
         runner.stop { [unowned self] in
-            retiring.removeAll { $0 === runner }
+            var list: [PluginRunner] = []
+            swap(&list, &retiring)
+            list.removeAll { $0 === runner }
+            swap(&list, &retiring)
             if retiring.isEmpty, let done = retiringDone {
                 retiringDone = nil
                 done()

@@ -34,15 +34,17 @@ final class Reactor {
     func register(
         _ fd: FileDescriptor, for events: Epoll.Events, handler: any ReactorHandler
     ) throws(SystemError) -> Registration {
+        var table = takeHandlers()
         var token: UInt64 = 0
-        _ = handlers.insert { key in
+        _ = table.insert { key in
             token = key
             return handler
         }
+        swap(&table, &handlers)
         do {
             try epoll.add(fd, events: events, token: token)
         } catch {
-            handlers.remove(token)
+            unregisterHandler(token)
             throw error
         }
         return Registration(token: token, fd: fd)
@@ -55,8 +57,39 @@ final class Reactor {
 
     /// Drops a registration; its handler gets no more calls, even for events already returned in this round.
     func unregister(_ registration: Registration) {
-        guard handlers.remove(registration.token) != nil else { return }
+        guard unregisterHandler(registration.token) != nil else { return }
         epoll.remove(registration.fd)
+    }
+
+    // The handlers and timers are changed only while moved out of their stored properties, so that no access to a
+    // property spans a call the optimizer cannot see into (a release may run any deinit): their accesses are then
+    // proven exclusive at compile time instead of checked on every round (docs/architecture.md, "Exclusivity").
+
+    private func takeHandlers() -> SlotTable<any ReactorHandler> {
+        var table = SlotTable<any ReactorHandler>()
+        swap(&table, &handlers)
+        return table
+    }
+
+    @discardableResult
+    private func unregisterHandler(_ token: UInt64) -> (any ReactorHandler)? {
+        var table = takeHandlers()
+        let removed = table.remove(token)
+        swap(&table, &handlers)
+        return removed
+    }
+
+    private func takeTimers() -> ReactorTimers {
+        var moved = ReactorTimers()
+        swap(&moved, &timers)
+        return moved
+    }
+
+    private func popDueTimer(now: UInt64) -> (() -> Void)? {
+        var moved = takeTimers()
+        let action = moved.popDue(now: now)
+        swap(&moved, &timers)
+        return action
     }
 
     /// Runs `action` once, `nanoseconds` from now.
@@ -64,17 +97,25 @@ final class Reactor {
     func after(nanoseconds: UInt64, _ action: @escaping () -> Void) -> ReactorTimers.ID {
         let now = SystemProcess.monotonicNanoseconds()
         let (deadline, overflow) = now.addingReportingOverflow(nanoseconds)
-        return timers.schedule(at: overflow ? .max : deadline, action)
+        var moved = takeTimers()
+        let id = moved.schedule(at: overflow ? .max : deadline, action)
+        swap(&moved, &timers)
+        return id
     }
 
     /// Cancels a timer that has not fired yet.
     func cancel(_ timer: ReactorTimers.ID) {
-        timers.cancel(timer)
+        var moved = takeTimers()
+        let cancelled = moved.cancel(timer)
+        withExtendedLifetime(cancelled) { swap(&moved, &timers) }
     }
 
     /// Adds a hook run at the end of every round, in the order added.
     func atEndOfEachRound(_ hook: @escaping () -> Void) {
-        roundEndHooks.append(hook)
+        var hooks: [() -> Void] = []
+        swap(&hooks, &roundEndHooks)
+        hooks.append(hook)
+        swap(&hooks, &roundEndHooks)
     }
 
     /// Asks for another round without sleeping (a handler stopped early to be fair to others).
@@ -99,7 +140,7 @@ final class Reactor {
             }
             if !timers.isEmpty {
                 let now = SystemProcess.monotonicNanoseconds()
-                while let action = timers.popDue(now: now) { action() }
+                while let action = popDueTimer(now: now) { action() }
             }
             for hook in roundEndHooks { hook() }
         }

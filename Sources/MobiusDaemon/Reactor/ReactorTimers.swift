@@ -28,11 +28,14 @@ struct ReactorTimers {
         return ID(value: id)
     }
 
-    /// Cancels a timer; cancelling one that already fired or was cancelled does nothing.
-    mutating func cancel(_ id: ID) {
-        actions[id.value] = nil
+    /// Cancels a timer; cancelling one that already fired or was cancelled does nothing. Returns the cancelled
+    /// action, for the caller to release once the timers are back in place (its captures' deinits may schedule).
+    @discardableResult
+    mutating func cancel(_ id: ID) -> (() -> Void)? {
+        let cancelled = actions.removeValue(forKey: id.value)
         // Drop cancelled entries at the top so the next deadline is a live one.
         while let top = heap.first, actions[top.id] == nil { popTop() }
+        return cancelled
     }
 
     /// The earliest live deadline, if any.

@@ -26,8 +26,10 @@ final class ClientConnection: ReactorHandler {
     private(set) var requests: RequestState?
     /// Request lines consumed so far (the next line's number is this plus one).
     private(set) var linesConsumed = 0
-    /// `nil` only while `withInput` has it.
-    private var input: LineFramer?
+    /// Empty while `withInput` has it.
+    private var input: LineFramer
+    /// The input buffer's capacity after the last read (see `dropConsumedInput`).
+    private var inputCapacity = 0
 
     // What the loop still owes, oldest first: an estimate of each reply's size, for the output bound.
     private var owedEstimates: [Int] = []
@@ -105,13 +107,17 @@ final class ClientConnection: ReactorHandler {
         withInput { $0.maxLineBytes = maxLineBytes }
     }
 
+    /// Stands in for `input` while `withInput` has it (a copy of one value: making a framer each time costs a call
+    /// into MobiusSystem).
+    private static let inputPlaceholder = LineFramer(bytes: [], maxLineBytes: 0, keepsCarriageReturn: false)
+
     /// Runs `body` on the input moved out of the object: the framer's calls into MobiusSystem are opaque to the
     /// optimizer, so made on the stored property they would each cost a runtime exclusivity check.
     private func withInput<T>(_ body: (inout LineFramer) -> T) -> T {
-        var lines: LineFramer?
+        var lines = Self.inputPlaceholder
         swap(&lines, &input)
         defer { swap(&lines, &input) }
-        return body(&lines!)
+        return body(&lines)
     }
 
     /// Runs `body` on the output buffer moved out of the object. Growing or freeing the buffer may release memory,
@@ -160,8 +166,11 @@ final class ClientConnection: ReactorHandler {
                 processLines(server)
                 return .endOfFile
             case .success(.transferred(let count)):
-                withInput { $0.append(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
-                processLines(server)
+                withInput { lines in
+                    lines.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                    inputCapacity = lines.bytes.capacity
+                    processLines(&lines, server)
+                }
                 // A short read drained the socket: reading again would only return EAGAIN, a wasted system call
                 // per request for one-at-a-time clients. Level-triggered epoll reports anything that arrives later.
                 if count < buffer.count { return .read }
@@ -182,9 +191,15 @@ final class ClientConnection: ReactorHandler {
     /// Bytes read and not yet consumed.
     var unconsumedInput: Int { withInput { $0.unconsumedCount } }
 
-    /// Drops consumed input, once no pass holds slices of it (see `LineFramer.dropConsumed`).
+    /// Lets a big input buffer go once no pass holds slices of it (see `LineFramer.dropConsumed`). A smaller one
+    /// waits for the next read, whose append drops what was taken and keeps the buffer: no pass can hold a slice of
+    /// it by then, since nothing was read in between.
     func dropConsumedInput() {
-        withInput { $0.dropConsumed() }
+        guard inputCapacity > LineFramer.largestKeptBuffer else { return }
+        withInput { lines in
+            lines.dropConsumed()
+            inputCapacity = lines.bytes.capacity
+        }
     }
 
     /// The largest input buffer whose events' texts are slices of it rather than copies (see `processLines`). Small,
@@ -195,37 +210,39 @@ final class ClientConnection: ReactorHandler {
     /// Hands every complete line in its input (and, after EOF, a final unterminated one) to the loop, while the
     /// loop has room and its output bound allows.
     func processLines(_ server: ControlServer) {
-        withInput { lines in
-            while state.takesRequests && !state.isBatchOut {
-                if sendBatch(&lines, server) { return }
-                // Lines after a batch still being handed over wait for it, so that replies stay in line order.
-                guard !state.isHandingOver else { return }
-                guard let frame = lines.peek(atEnd: state.peerFinished) else { return }
-                guard case .line(let line) = frame else {
-                    lineTooLong(&lines, server)
-                    return
-                }
-                guard requests?.awaitingControl != true, server.mayHandOver(self, line: line), var requests else {
-                    return
-                }
-                lines.take()
-                linesConsumed += 1
-                if let request = RequestInterpreter.interpret(line, number: linesConsumed, state: &requests) {
-                    // An event's text is a slice of the connection's input. While the pass holds it, the next read
-                    // that changes the input copies the buffer (copy-on-write), so the text of a big buffer gets
-                    // bytes of its own instead; a small buffer (a one-at-a-time client's) is shared, saving an
-                    // allocation per event.
-                    if lines.bytes.capacity > Self.sharedInputBytes,
-                        case .event(let json, let text?, let ticket) = request
-                    {
-                        submit(.event(json, text: Array(text)[...], ticket), server)
-                    } else {
-                        submit(request, server)
-                    }
-                }
-                self.requests = requests
-                if requests.quit { state.drain() }
+        withInput { processLines(&$0, server) }
+    }
+
+    private func processLines(_ lines: inout LineFramer, _ server: ControlServer) {
+        while state.takesRequests && !state.isBatchOut {
+            if sendBatch(&lines, server) { return }
+            // Lines after a batch still being handed over wait for it, so that replies stay in line order.
+            guard !state.isHandingOver else { return }
+            guard let frame = lines.peek(atEnd: state.peerFinished) else { return }
+            guard case .line(let line) = frame else {
+                lineTooLong(&lines, server)
+                return
             }
+            guard requests?.awaitingControl != true, server.mayHandOver(self, line: line), var requests else {
+                return
+            }
+            lines.take()
+            linesConsumed += 1
+            if let request = RequestInterpreter.interpret(line, number: linesConsumed, state: &requests) {
+                // An event's text is a slice of the connection's input. While the pass holds it, the next read
+                // that changes the input copies the buffer (copy-on-write), so the text of a big buffer gets
+                // bytes of its own instead; a small buffer (a one-at-a-time client's) is shared, saving an
+                // allocation per event.
+                if lines.bytes.capacity > Self.sharedInputBytes,
+                    case .event(let json, let text?, let ticket) = request
+                {
+                    submit(.event(json, text: Array(text)[...], ticket), server)
+                } else {
+                    submit(request, server)
+                }
+            }
+            self.requests = requests
+            if requests.quit { state.drain() }
         }
     }
 

@@ -45,17 +45,24 @@ extension ControlServer {
         let quit = result.state.quit
         // The batch before it, if it is still being handed over, goes first and whole (rare: a batch takes the
         // parse thread longer than the reactor takes to hand one over).
-        if connection.state.batchCameBack(),
-            let index = returnedBatches.firstIndex(where: { $0.result.connection == connection.id })
-        {
-            var earlier = returnedBatches.remove(at: index)
-            handOver(&earlier, upTo: earlier.remaining, from: connection)
-            batchesOut -= 1
+        // The returned batches change while moved out of the object (docs/architecture.md, "Exclusivity").
+        var returned: [ReturnedBatch] = []
+        if connection.state.batchCameBack() {
+            swap(&returned, &returnedBatches)
+            let index = returned.firstIndex { $0.result.connection == connection.id }
+            let earlier = index.map { returned.remove(at: $0) }
+            swap(&returned, &returnedBatches)
+            if var earlier {
+                handOver(&earlier, upTo: earlier.remaining, from: connection)
+                batchesOut -= 1
+            }
         }
         var batch = ReturnedBatch(result: result)
         handOver(&batch, upTo: Self.inputsPerRound, from: connection)
         if batch.remaining > 0 {
-            returnedBatches.append(batch)
+            swap(&returned, &returnedBatches)
+            returned.append(batch)
+            swap(&returned, &returnedBatches)
             reactor.requestAnotherRound()
             if !quit && !shuttingDown { connection.sendNextBatch(self) }
         } else {
@@ -69,6 +76,7 @@ extension ControlServer {
         var batches: [ReturnedBatch] = []
         swap(&batches, &returnedBatches)
         batches.reverse()
+        var kept: [ReturnedBatch] = []
         // Each batch moves out of the array (`popLast`), so handing over empties its inputs in place, not a copy.
         while var batch = batches.popLast() {
             guard let connection = connections[batch.result.connection] else {
@@ -77,12 +85,14 @@ extension ControlServer {
             }
             handOver(&batch, upTo: Self.inputsPerRound, from: connection)
             if batch.remaining > 0 {
-                returnedBatches.append(batch)
+                kept.append(batch)
                 reactor.requestAnotherRound()
             } else {
                 handedOver(batch, from: connection)
             }
         }
+        // Handing over never returns a batch, so nothing was added meanwhile.
+        swap(&kept, &returnedBatches)
     }
 
     /// Moves up to `count` of the batch's inputs into the loop's queue.

@@ -119,7 +119,7 @@ extension ControlServer: LoopOutputSink {
         if connection.logStream != nil { pumpLog(connection) }
         finishIfDone(connection)
         guard connection.state.isOpen else { return }
-        // With every reply delivered, no pass holds slices of the input any more: emptying it keeps its buffer.
+        // With every reply delivered, no pass holds slices of the input any more: a big buffer may go now.
         if connection.awaitingLoop == 0 { connection.dropConsumedInput() }
         if connection.pendingOutputBytes < settings.maxOutputBytes, connection.state.waits.contains(.output),
             connection.mayRequest(limit: settings.maxOutputBytes), connection.state.outputWaitEnded() == .resume

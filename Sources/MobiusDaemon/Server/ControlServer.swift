@@ -108,7 +108,12 @@ final class ControlServer {
             return false
         }
         guard connection.mayRequest(limit: settings.maxOutputBytes) else {
-            if connection.state.waitForOutput() == .joinOutputWaiters { append(connection, to: &outputWaiters) }
+            if connection.state.waitForOutput() == .joinOutputWaiters {
+                var list: [ClientConnection] = []
+                swap(&list, &outputWaiters)
+                list.append(connection)
+                swap(&list, &outputWaiters)
+            }
             return false
         }
         return true
@@ -163,16 +168,11 @@ final class ControlServer {
     }
 
     func markDirty(_ connection: ClientConnection) {
-        if connection.state.queueForFlush() { append(connection, to: &dirty) }
-    }
-
-    /// Appends to one of the server's lists moved out of the object: growing the list may release memory, which
-    /// the optimizer cannot see through, so done on the stored property every access to it would be checked for
-    /// exclusivity at run time.
-    private func append(_ connection: ClientConnection, to list: inout [ClientConnection]) {
-        var moved: [ClientConnection] = []
-        swap(&moved, &list)
-        moved.append(connection)
-        swap(&moved, &list)
+        guard connection.state.queueForFlush() else { return }
+        // The server's lists grow while moved out of the object (docs/architecture.md, "Exclusivity").
+        var list: [ClientConnection] = []
+        swap(&list, &dirty)
+        list.append(connection)
+        swap(&list, &dirty)
     }
 }

@@ -71,7 +71,7 @@ final class ServerHarness {
 
     /// Runs reactor rounds until `done` holds or `timeout` passes; returns whether it holds.
     @discardableResult
-    func run(timeout: UInt64 = 5_000_000_000, until done: @escaping () -> Bool) -> Bool {
+    func run(timeout: UInt64 = 30_000_000_000, until done: @escaping () -> Bool) -> Bool {
         let deadline = SystemProcess.monotonicNanoseconds() + timeout
         stopWhen = { done() || SystemProcess.monotonicNanoseconds() >= deadline }
         tick()
