@@ -307,6 +307,8 @@ class Daemon:
         self.generation = 0
         self.faults = None
         self.starts = 0
+        self.log_offset = 0
+        self.killing = False
 
     def config(self, generation, broken=None):
         s = self.soak
@@ -365,6 +367,8 @@ class Daemon:
             env["MOBIUSD_DEBUG_SYSCALL_FAULTS"] = faults
         self.faults = faults
         out = open(self.soak.path("daemon.log"), "ab")
+        self.log_offset = out.tell()
+        self.killing = False
         out.write(("---- soak: start %d%s\n" % (self.starts + 1, " with " + faults if faults else "")).encode())
         out.flush()
         self.process = subprocess.Popen([self.soak.mobiusd, "--config", self.soak.config_path],
@@ -392,10 +396,40 @@ class Daemon:
         return None
 
     def kill(self):
+        self.killing = True
+        self.check_crash()
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
         if self.process:
             self.process.wait()
+
+    def crash_report(self):
+        """What this run of the daemon wrote after a trap (Swift's "Fatal error", its backtrace), or None."""
+        try:
+            with open(self.soak.path("daemon.log"), "rb") as f:
+                f.seek(self.log_offset)
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return None
+        start = min((i for i in (text.find("Fatal error"), text.find("*** Signal")) if i >= 0), default=-1)
+        return text[start:] if start >= 0 else None
+
+    def check_crash(self):
+        """A daemon that trapped or exited by itself is a failure; wait for its backtrace before it goes."""
+        if not self.process:
+            return
+        if self.crash_report() and self.process.poll() is None:
+            try:
+                self.process.wait(120)
+            except subprocess.TimeoutExpired:
+                pass
+        status = self.process.poll()
+        report = self.crash_report()
+        if report or (status is not None and not self.killing):
+            self.soak.ledger.fail("the daemon %s by itself:\n%s" % (
+                "exited (status %s)" % status if status is not None else "trapped", (report or "")[:6000]))
+            self.process.wait()
+            self.log_offset = os.path.getsize(self.soak.path("daemon.log"))
 
     @property
     def pid(self):
@@ -437,6 +471,7 @@ class Soak:
         self.dbus_sent = 0
         self.threads = []
         self.known_children = set()
+        self.daemon_lock = threading.RLock()   # the fault schedule and the sampler both start the daemon
 
     def path(self, *parts):
         return os.path.join(self.scratch, *parts)
@@ -448,7 +483,7 @@ class Soak:
 
     def mount_small_fs(self):
         """A 64 MiB ext4 image on a loop device when a free one exists (so no device node is created in the host's
-        /dev), else a tmpfs of the same size. Private to this mount namespace."""
+        /dev), else a tmpfs of the same size. Private to this mount namespace; `-n` keeps /run/mount/utab as it is."""
         os.makedirs(self.fs)
         image = self.path("fs.img")
         free = subprocess.run(["losetup", "-f"], capture_output=True, text=True).stdout.strip()
@@ -457,17 +492,18 @@ class Soak:
                 f.truncate(64 << 20)
             made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", image], capture_output=True, text=True)
             mounted = made.returncode == 0 and subprocess.run(
-                ["mount", "-o", "loop", image, self.fs], capture_output=True, text=True).returncode == 0
+                ["mount", "-n", "-o", "loop", image, self.fs], capture_output=True, text=True).returncode == 0
             if mounted:
                 self.fs_kind = "ext4 on a loop device, 64 MiB"
                 return
             os.unlink(image)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0700", "tmpfs", self.fs], check=True)
+        subprocess.run(["mount", "-n", "-t", "tmpfs", "-o", "size=64m,mode=0700", "tmpfs", self.fs], check=True)
         self.fs_kind = "tmpfs, 64 MiB"
 
     def unmount_small_fs(self):
         if self.fs_kind:
-            subprocess.run(["umount", "-l", self.fs], capture_output=True)
+            if subprocess.run(["umount", "-n", self.fs], capture_output=True).returncode != 0:
+                subprocess.run(["umount", "-n", "-l", self.fs], capture_output=True)
             self.fs_kind = None
 
     def start_bus(self):
@@ -549,6 +585,12 @@ class Soak:
 
     def sampler(self):
         while not self.done.is_set():
+            with self.daemon_lock:
+                if not self.daemon.killing and self.daemon.process.poll() is not None:
+                    self.daemon.check_crash()
+                    with self.ledger.lock:
+                        self.ledger.kills.append(time.time())
+                    self.restart_daemon()
             self.sample()
             self.reap_orphans()
             with self.ledger.lock:
@@ -712,20 +754,16 @@ class Soak:
         def body(rng):
             conn = self.connect()
             try:
-                mode = "errors" if rng.random() < 0.3 else "on"
-                if mode == "errors":
-                    conn.send(["reply errors"])
-                    if conn.read() != {"ok": True, "reply": "errors"}:
-                        raise ValueError("reply errors refused")
                 while not self.finished.is_set():
-                    self.pipeline_batch(conn, rng, name, counter, mode)
+                    self.pipeline_batch(conn, rng, name, counter, "errors" if rng.random() < 0.3 else "on")
                     time.sleep(rng.uniform(0, 0.3))
             finally:
                 conn.close()
         self.run_client(name, body)
 
     def pipeline_batch(self, conn, rng, name, counter, mode):
-        lines, expect = [], []   # expect: per line, ("event", id) / ("bad", id, code) / ("model",)
+        # expect: per line, ("event", id) / ("bad", id, code) / ("model",) / ("reply",) / ("ping",)
+        lines, expect = ["reply " + mode], [("reply",)]
         for _ in range(rng.randint(5, 200)):
             roll = rng.random()
             if roll < 0.01:
@@ -788,6 +826,9 @@ class Soak:
                     self.ledger.rejected[code] += 1
                     if reply.get("ok") or code not in (kind[2], "StorageFailure"):
                         self.ledger.fail("%s: line %d should be %s, got %s" % (name, first_line + at, kind[2], reply))
+                elif kind[0] == "reply":
+                    if reply != {"ok": True, "reply": mode}:
+                        self.ledger.fail("%s: reply %s answered %s" % (name, mode, reply))
                 elif kind[0] == "model":
                     if reply.get("seq", 0) < last_seq:
                         self.ledger.fail("%s: model at seq %s after the ack of seq %d" % (
@@ -919,7 +960,13 @@ class Soak:
         except OSError:
             return ""
 
-    def kill_and_restart(self, rng):
+    def kill_and_restart(self, rng, while_down=None):
+        """SIGKILL, then a start (with fdatasync failures injected, at times); `while_down` runs between the start and
+        the wait for readiness. The restarted daemon must hold every acked seq, and its model the recomputed one."""
+        with self.daemon_lock:
+            self._kill_and_restart(rng, while_down)
+
+    def _kill_and_restart(self, rng, while_down):
         with self.ledger.lock:
             acked_before = max(self.ledger.acked_seq, default=0)
             self.ledger.kills.append(time.time())
@@ -929,7 +976,17 @@ class Soak:
         if rng.random() < 0.35 and not self.calm.is_set():
             faults = "fdatasync:EIO:%d" % rng.randint(20, 300)
             self.fault_counts["daemon runs with fdatasync failures"] += 1
-        hello = self.restart_daemon(faults)
+        if while_down:
+            self.daemon.start(faults)
+            while_down()
+            hello = self.daemon.wait_ready()
+            if not hello:
+                self.ledger.count("daemon starts that failed")
+                log("the daemon did not start: %s" % self.daemon_log_tail(3))
+                self.daemon.kill()
+                hello = self.restart_daemon()
+        else:
+            hello = self.restart_daemon(faults)
         if hello["seq"] < acked_before:
             self.ledger.fail("after a SIGKILL the daemon is at seq %d, but seq %d was acked" % (hello["seq"],
                                                                                              acked_before))
@@ -971,6 +1028,10 @@ class Soak:
         start = time.time()
         self.fault_counts["disk filled"] += 1
         self.finished.wait(rng.uniform(1, 8))
+        if rng.random() < 0.3:
+            # A start on a full disk: its new segment cannot be written until space comes back.
+            self.fault_counts["restarts on a full disk"] += 1
+            self.kill_and_restart(rng, while_down=lambda: (self.finished.wait(rng.uniform(1, 5)), self.free_disk()))
         self.free_disk()
         self.ledger.disk_full.append((start, time.time()))
 
@@ -1270,6 +1331,8 @@ class Soak:
         if pid is None:
             self.ledger.fail("the daemon is not running at the end")
             return
+        with self.daemon_lock:
+            self.daemon.killing = True
         os.kill(pid, signal.SIGTERM)
         try:
             status = self.daemon.process.wait(30)
@@ -1407,6 +1470,8 @@ class Soak:
         axes[1].set_ylabel("count")
         buckets = collections.defaultdict(list)
         for t, latency in self.ledger.latencies:
+            if t > self.load_end:
+                continue
             buckets[int((t - t0) // 5)].append(latency)
         keys = sorted(buckets)
         axes[2].plot([k * 5 + 2.5 for k in keys], [percentile(buckets[k], 0.99) * 1000 for k in keys],
