@@ -37,6 +37,26 @@ struct AsyncDataSyncTests {
         #expect(!isReadable(sync), "nothing to reap: drained")
     }
 
+    /// The fault seam sees a background sync as `fdatasync` when its outcome is reaped, so a test (or a debug
+    /// daemon, `MOBIUSD_DEBUG_SYSCALL_FAULTS`) fails it like a synchronous one.
+    @Test func anInjectedFdatasyncFaultFailsTheSync() throws {
+        let directory = try TemporaryDirectory(prefix: "async-sync")
+        defer { directory.remove() }
+        let sync = try AsyncDataSync(probing: directory.path)
+        let file = try FileDescriptor.openFile(directory.file("data"), .createNew(mode: 0o600))
+        defer { file.close() }
+        try file.writeAll(Array("record\n".utf8), at: 0)
+        try sync.submit(file)
+        #expect(waitForCompletion(sync))
+        let (outcome, record) = FaultInjection.run([Fault(.fdatasync, fd: file, .fail(.ioError))]) { sync.reap(file) }
+        #expect(record.injected.count == 1)
+        guard case .failure(let error)? = outcome else {
+            Issue.record("the injected fault did not fail the sync: \(String(describing: outcome))")
+            return
+        }
+        #expect(error.errno == .ioError && error.operation == "fdatasync", "\(error)")
+    }
+
     @Test func refusesADescriptorThatCannotBeSynced() throws {
         let directory = try TemporaryDirectory(prefix: "async-sync")
         defer { directory.remove() }

@@ -452,6 +452,7 @@ class Soak:
         self.calm = threading.Event()        # no faults: the first and the last window
         self.calm.set()
         self.window = min(60.0, max(5.0, self.seconds / 5))
+        self.settle = min(5.0, self.window / 4)
         self.mobiusd = os.path.join(args.bin, "mobiusd")
         self.socket_path = self.path("run", "soak.sock")
         self.config_path = self.path("soak.json")
@@ -1148,8 +1149,10 @@ class Soak:
         self.never_reader("never-reads")
         self.monitor()
 
-        self.load_begin = begin
-        self.finished.wait(self.window)
+        # The windows compared for ack latency start `settle` seconds after a start, past the clients' reconnections.
+        self.run_begin = begin
+        self.load_begin = begin + self.settle
+        self.finished.wait(self.window + self.settle)
         self.calm.clear()
         log("faults start")
         self.fault_schedule(begin + self.seconds - self.window)
@@ -1162,7 +1165,7 @@ class Soak:
         if self.daemon.faults or self.daemon.generation % 3:
             self.kill_and_restart(random.Random(0))
         log("faults end")
-        self.finished.wait(max(self.window, begin + self.seconds - time.time()))
+        self.finished.wait(max(self.window + self.settle, begin + self.seconds - time.time()))
         self.load_end = time.time()
         self.finished.set()
         for thread in self.threads:
@@ -1359,7 +1362,7 @@ class Soak:
 
         def window(first):
             if first:
-                return [s for s in self.samples if s[0] <= begin + self.window]
+                return [s for s in self.samples if begin <= s[0] <= begin + self.window]
             return [s for s in self.samples if s[0] >= end - self.window]
         bounds = {"rss": (1, 256 << 20), "fds": (2, 200), "threads": (3, 40), "children": (4, 12)}
         self.maxima = {}
@@ -1373,9 +1376,10 @@ class Soak:
             slack = {"rss": 32 << 20, "fds": 16, "threads": 4, "children": 4}[name]
             if last > 2 * first + slack:
                 ledger.fail("%s grew from %d in the first window to %d in the last" % (name, first, last))
-        first = [lat for t, lat in ledger.latencies if t <= begin + self.window]
+        first = [lat for t, lat in ledger.latencies if begin <= t <= begin + self.window]
         last = [lat for t, lat in ledger.latencies if t >= end - self.window]
         self.p99 = (percentile(first, 0.99), percentile(last, 0.99), len(first), len(last))
+        self.p50 = (percentile(first, 0.5), percentile(last, 0.5))
         if self.p99[0] is None or self.p99[1] is None:
             ledger.fail("no acks in the first or the last window")
         elif self.p99[1] > 2 * self.p99[0] + 0.002:
@@ -1439,6 +1443,8 @@ class Soak:
         if p99 and p99[0] is not None and p99[1] is not None:
             rows.append(("ack p99 first / last window", "%.2f ms / %.2f ms (%d / %d acks, %.0f s windows)" % (
                 p99[0] * 1000, p99[1] * 1000, p99[2], p99[3], self.window)))
+            rows.append(("ack p50 first / last window", "%.2f ms / %.2f ms" % (self.p50[0] * 1000,
+                                                                            self.p50[1] * 1000)))
         rows.append(("failed checks", counts["failed checks"]))
         width = max(len(k) for k, _ in rows)
         print("\n| %s | %s |" % ("what".ljust(width), "value"))
@@ -1458,7 +1464,7 @@ class Soak:
         samples = [s for s in self.samples if s[0] <= self.load_end]
         if not samples:
             return
-        t0 = self.load_begin
+        t0 = self.run_begin
         figure, axes = plt.subplots(4, 1, figsize=(10, 9), sharex=True)
         times = [s[0] - t0 for s in samples]
         axes[0].plot(times, [s[1] / 1048576 for s in samples], color="tab:blue")
@@ -1488,7 +1494,7 @@ class Soak:
                 axis.axvline(k - t0, color="red", alpha=0.3, linewidth=0.8)
             for start, end in self.ledger.disk_full:
                 axis.axvspan(start - t0, end - t0, color="gold", alpha=0.2)
-            axis.axvspan(0, self.window, color="green", alpha=0.05)
+            axis.axvspan(self.settle, self.settle + self.window, color="green", alpha=0.05)
             axis.axvspan(self.load_end - t0 - self.window, self.load_end - t0, color="green", alpha=0.05)
         figure.suptitle("mobiusd soak: seed %d, %d s, %d kills" % (self.seed, self.seconds, len(self.ledger.kills)))
         figure.tight_layout()

@@ -1,5 +1,5 @@
-import Synchronization
 import MobiusSystem
+import Synchronization
 
 /// `MOBIUSD_DEBUG_SYSCALL_FAULTS`: fails chosen system calls of a running daemon through MobiusSystem's fault seam,
 /// so that a soak can inject storage failures the disk would not produce on demand (docs/reliability.md, "Soak").
@@ -18,7 +18,7 @@ enum DebugSystemCallFaults {
         let errno: Errno
         let every: Int
 
-        var description: String { "every \(every)th \(call.rawValue) fails with \(errno.rawValue) (\(errno))" }
+        var description: String { "1 in \(every) \(call.rawValue) calls fails with errno \(errno.rawValue) (\(errno))" }
     }
 
     /// Installs the variable's faults for the life of the process, or logs why not. Throws for a malformed value,
@@ -51,9 +51,13 @@ enum DebugSystemCallFaults {
                 throw ConfigError(key: variable, "\"\(text)\" is not CALL:ERRNO:N with CALL a wrapped call (fdatasync)")
             }
             guard let errno = errnoNames[fields[1]] ?? Int32(fields[1]).map(Errno.init(rawValue:)), errno.rawValue > 0
-            else { throw ConfigError(key: variable, "\"\(fields[1])\" in \"\(text)\" is not EIO, ENOSPC, EFBIG or a number") }
+            else {
+                throw ConfigError(
+                    key: variable, "\"\(fields[1])\" in \"\(text)\" is not EIO, ENOSPC, EFBIG or a number")
+            }
             guard let every = Int(fields[2]), every >= 1 else {
-                throw ConfigError(key: variable, "\"\(fields[2])\" in \"\(text)\" is not a whole number of calls, 1 or more")
+                throw ConfigError(
+                    key: variable, "\"\(fields[2])\" in \"\(text)\" is not a whole number of calls, 1 or more")
             }
             entries.append(Entry(call: call, errno: errno, every: every))
         }

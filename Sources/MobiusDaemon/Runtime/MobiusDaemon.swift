@@ -78,12 +78,6 @@ public enum MobiusDaemon {
         }
         let log = DaemonLog(
             threshold: options.logLevel.flatMap(DaemonLog.Level.init(name:)) ?? .info, identifier: program)
-        do {
-            try DebugSystemCallFaults.installFromEnvironment(log: log)
-        } catch {
-            printError("\(program): \(error)")
-            return 1
-        }
         let setup: DaemonSetup<Model, Event, Effect>
         do {
             let config =
