@@ -1043,6 +1043,11 @@ class Soak:
             pass
 
     def reload(self, rng, by_signal):
+        # Under the daemon's lock: a start (after a crash) must never read the broken config written here.
+        with self.daemon_lock:
+            self._reload(rng, by_signal)
+
+    def _reload(self, rng, by_signal):
         broken = rng.choice([None, None, "syntax", "unknown key", "range", "missing plugin"])
         kind = "invalid" if broken else "valid"
         if broken:

@@ -529,7 +529,8 @@ final class PluginRunner {
             case .result(let result):
                 if let events = result["events"] {
                     guard case .array(let list) = events else {
-                        failed += 1
+                        // Out of `inFlight` already, so the violation's ending would not fail it: fail it here.
+                        fail(effect, .protocolViolation, "plugin \(name): \"result.events\" is not an array")
                         violation("\"result.events\" is not an array", line: line)
                         return
                     }
