@@ -73,7 +73,7 @@ struct PassCommitTests {
 
     /// The soak found effects' failure reports (`onError` events) and results lost this way: the events of a failed
     /// pass that no client sent were rejected with nobody told (docs/reliability.md, "Soak").
-    @Test("a failed commit queues again the events nobody can resend (plugins, timers, D-Bus); a later pass applies them")
+    @Test("a failed commit queues again the events nobody can resend (plugins, timers); a later pass applies them")
     func eventsWithoutASenderAreRetried() throws {
         let (harness, hook) = try committedHarness()
         hook.outcomes = [.failed(.storageFailure, "disk full"), .committed]
@@ -128,7 +128,7 @@ struct PassCommitTests {
         #expect(harness.stats.unhandledEffects.load(ordering: .relaxed) == 0)
     }
 
-    @Test("an event from an effect in a failed pass is not rejected for it; the next pass rejects it once, for its own fault")
+    @Test("an effect's event in a failed pass is not rejected for it; the next pass rejects it once, for its own fault")
     func sourceEventInFailedPassLoggedOnce() throws {
         let pair = try SocketPair()
         defer { pair.close() }
