@@ -108,6 +108,7 @@ class Ledger:
         self.latencies = []        # (time of the ack, seconds) of one-at-a-time events
         self.failures = []
         self.kills = []            # times of SIGKILLs
+        self.kill_windows = []     # (the kill, the restarted daemon's readiness): acks read in between are the old's
         self.disk_full = []        # (start, end)
         self.events_timeline = []  # (time, acks so far)
         self.notes = []
@@ -589,9 +590,12 @@ class Soak:
             with self.daemon_lock:
                 if not self.daemon.killing and self.daemon.process.poll() is not None:
                     self.daemon.check_crash()
+                    died = time.time()
                     with self.ledger.lock:
-                        self.ledger.kills.append(time.time())
+                        self.ledger.kills.append(died)
                     self.restart_daemon()
+                    with self.ledger.lock:
+                        self.ledger.kill_windows.append((died, time.time()))
             self.sample()
             self.reap_orphans()
             with self.ledger.lock:
@@ -988,6 +992,8 @@ class Soak:
                 hello = self.restart_daemon()
         else:
             hello = self.restart_daemon(faults)
+        with self.ledger.lock:
+            self.ledger.kill_windows.append((self.ledger.kills[-1], time.time()))
         if hello["seq"] < acked_before:
             self.ledger.fail("after a SIGKILL the daemon is at seq %d, but seq %d was acked" % (hello["seq"],
                                                                                              acked_before))
@@ -1293,16 +1299,14 @@ class Soak:
                         effect_id = (event.get("effect") or {}).get("id")
                         failed[effect_id] = event.get("error") or {}
             unsettled = [i for i in expected if i not in ran and i not in failed]
-            near_kill = [i for i in unsettled if any(expected[i][0] <= k <= expected[i][0] + grace
-                                                     for k in ledger.kills)]
+            near_kill = [i for i in unsettled if self.lost_with_a_kill(expected[i][0], grace)]
             if len(near_kill) == len(unsettled) or time.time() > deadline:
                 break
             time.sleep(1)
-        kills = ledger.kills
         lost, dropped = [], []
         for effect_id in unsettled:
             acked_at, mode = expected[effect_id]
-            if any(acked_at <= k <= acked_at + grace for k in kills):
+            if self.lost_with_a_kill(acked_at, grace):
                 lost.append(effect_id)
             else:
                 dropped.append(effect_id)
@@ -1328,6 +1332,11 @@ class Soak:
                         "lost with a killed daemon": len(lost), "silently dropped": len(dropped),
                         "failure codes": collections.Counter(failed[i].get("code") for i in expected if i in failed),
                         "settle p99": percentile(latencies, 0.99), "settle max": max(latencies, default=None)}
+
+    def lost_with_a_kill(self, acked_at, grace):
+        """Whether a daemon was killed within `grace` seconds after this ack (an ack read after the kill but before
+        the restarted daemon was ready came from the killed one)."""
+        return any(kill <= acked_at + grace and acked_at <= ready for kill, ready in self.ledger.kill_windows)
 
     def applied_somewhere(self, effect_id):
         """Whether the effect belongs to an event in the log (an applied event whose ack was lost to a kill)."""
