@@ -1120,7 +1120,7 @@ class Soak:
 
     def fault_schedule(self, end):
         rng = random.Random("%s/faults" % self.seed)
-        actions = [(self.kill_and_restart, 8), (lambda r: self.reload(r, True), 5),
+        actions = [(self.kill_and_restart, 5), (lambda r: self.reload(r, True), 5),
                    (lambda r: self.reload(r, False), 5), (self.fill_disk, 6), (self.restart_bus, 4),
                    (self.dbus_flood, 8), (self.plugin_fault, 40), (self.plugin_restart, 4)]
         while time.time() < end and not self.finished.is_set():
@@ -1425,10 +1425,13 @@ class Soak:
             if key != "SIGKILL":
                 rows.append((key, self.fault_counts[key]))
         state = (getattr(self, "status", {}) or {}).get("state", {})
+        dbus = ((getattr(self, "status", {}) or {}).get("dbus") or {}).get("soakbus", {})
         rows += [
             ("events refused with StorageFailure", ledger.rejected["StorageFailure"]),
             ("events applied without a reply (reply errors, checked)", len(ledger.must_apply)),
             ("D-Bus signals sent / applied", "%d / %d" % (self.dbus_sent, self.archive.model["types"].get("dbus", 0))),
+            ("D-Bus source at the end (last daemon run)", "%s, %s dropped, %s reconnects" % (
+                dbus.get("state", "?"), dbus.get("dropped", "?"), dbus.get("reconnects", "?"))),
             ("subscriptions / models received", "%d / %d" % (counts["subscriptions"], counts["models received"])),
             ("log items followed", counts["log items followed"]),
             ("never-reading clients closed by the daemon", "%d of %d" % (
