@@ -188,6 +188,12 @@ class Connection:
         except OSError:
             pass
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # The archive: every applied event, followed with `log` from seq 1 across restarts, and the model recomputed from it.
@@ -665,8 +671,7 @@ class Soak:
         counter = iter(range(1 << 62))
 
         def body(rng):
-            conn = self.connect()
-            try:
+            with self.connect() as conn:
                 while not self.finished.is_set():
                     event = self.event(rng, name, next(counter))
                     self.send_one(conn, event, durable)
@@ -674,8 +679,6 @@ class Soak:
                         reply = conn.request("model")
                         self.archive.observe_model(reply["seq"], reply["model"], "%s: model" % name)
                     time.sleep(rng.choice([0, 0, 0.001, 0.005]))
-            finally:
-                conn.close()
         self.run_client(name, body)
 
     def probe_client(self, name):
@@ -757,13 +760,10 @@ class Soak:
         counter = iter(range(1 << 62))
 
         def body(rng):
-            conn = self.connect()
-            try:
+            with self.connect() as conn:
                 while not self.finished.is_set():
                     self.pipeline_batch(conn, rng, name, counter, "errors" if rng.random() < 0.3 else "on")
                     time.sleep(rng.uniform(0, 0.3))
-            finally:
-                conn.close()
         self.run_client(name, body)
 
     def pipeline_batch(self, conn, rng, name, counter, mode):
@@ -846,59 +846,46 @@ class Soak:
                     self.ledger.unanswered[expect[i][1]] = sent
             raise
 
-    def subscriber(self, name, slow):
-        def body(rng):
-            conn = self.connect()
-            try:
-                reply = conn.request("subscribe")
-                last = reply["seq"]
-                self.archive.observe_model(last, reply["model"], "%s: subscribe" % name)
-                self.ledger.count("subscriptions")
-                while not self.finished.is_set():
-                    item = conn.read()
-                    if item["seq"] <= last:
-                        self.ledger.fail("%s: model of seq %d after seq %d" % (name, item["seq"], last))
-                    last = item["seq"]
-                    self.ledger.count("models received")
-                    if rng.random() < 0.05:
-                        self.archive.observe_model(item["seq"], item["model"], "%s: published model" % name)
-                    if slow:
-                        time.sleep(rng.uniform(0.05, 0.5))
-            finally:
-                conn.close()
-        self.run_client(name, body)
+    def stream_reader(self, name, kind, slow):
+        """A subscriber (`subscribe`) or a `log` follower: models must come with growing seqs, log items with the
+        next seq each; a share of them is checked against the archive."""
+        subscriber = kind == "subscribe"
 
-    def follower(self, name, slow):
         def body(rng):
-            conn = self.connect()
-            try:
-                since = max(0, self.archive.head - rng.randint(0, 5000))
-                first = conn.request('log {"since":%d,"follow":true}' % since)
-                if not first.get("ok"):
-                    raise ValueError(str(first))
-                expected = first["from"]
+            with self.connect() as conn:
+                if subscriber:
+                    reply = conn.request("subscribe")
+                    self.archive.observe_model(reply["seq"], reply["model"], "%s: subscribe" % name)
+                    self.ledger.count("subscriptions")
+                    last = reply["seq"]
+                else:
+                    since = max(0, self.archive.head - rng.randint(0, 5000))
+                    reply = conn.request('log {"since":%d,"follow":true}' % since)
+                    if not reply.get("ok"):
+                        raise ValueError(str(reply))
+                    last = reply["from"] - 1
                 while not self.finished.is_set():
                     item = conn.read()
                     if "end" in item:
                         break
-                    if item["seq"] != expected:
-                        self.ledger.fail("%s: log item of seq %d, expected %d" % (name, item["seq"], expected))
-                    expected = item["seq"] + 1
-                    self.ledger.count("log items followed")
-                    if rng.random() < 0.01:
-                        self.archive.observe_event(item["seq"], item["event"], "%s: log" % name)
+                    if item["seq"] <= last if subscriber else item["seq"] != last + 1:
+                        self.ledger.fail("%s: seq %d after seq %d" % (name, item["seq"], last))
+                    last = item["seq"]
+                    self.ledger.count("models received" if subscriber else "log items followed")
+                    if rng.random() < (0.05 if subscriber else 0.01):
+                        if subscriber:
+                            self.archive.observe_model(item["seq"], item["model"], "%s: published model" % name)
+                        else:
+                            self.archive.observe_event(item["seq"], item["event"], "%s: log" % name)
                     if slow:
-                        time.sleep(rng.uniform(0, 0.002))
-            finally:
-                conn.close()
+                        time.sleep(rng.uniform(0.05, 0.5) if subscriber else rng.uniform(0, 0.002))
         self.run_client(name, body)
 
     def never_reader(self, name):
         """Asks for a stream and never reads it: the daemon must close the connection (stallTimeout) rather than
         hold its output."""
         def body(rng):
-            conn = self.connect()
-            try:
+            with self.connect() as conn:
                 kills = len(self.ledger.kills)
                 conn.send([rng.choice(['log {"since":0,"follow":true}', "subscribe", "monitor"])] +
                           ["status"] * rng.randint(0, 200))
@@ -916,14 +903,11 @@ class Soak:
                     closed = True
                 if len(self.ledger.kills) == kills:
                     self.stalled["closed by the daemon" if closed else "still open"] += 1
-            finally:
-                conn.close()
         self.run_client(name, body)
 
     def monitor(self):
         def body(rng):
-            conn = self.connect()
-            try:
+            with self.connect() as conn:
                 reply = conn.request("monitor")
                 if not reply.get("ok"):
                     raise ValueError(str(reply))
@@ -936,8 +920,6 @@ class Soak:
                             self.monitor_effects.add(effect.get("id"))
                     elif item.get("trace") == "dropped":
                         self.ledger.count("monitor traces dropped", item.get("count", 0))
-            finally:
-                conn.close()
         self.monitor_effects = set()
         self.run_client("monitor", body)
 
@@ -1001,11 +983,8 @@ class Soak:
 
     def check_model(self, what):
         try:
-            conn = self.connect()
-            try:
+            with self.connect() as conn:
                 reply = conn.request("model")
-            finally:
-                conn.close()
             self.archive.observe_model(reply["seq"], reply["model"], "model " + what)
         except (OSError, EOFError, ValueError):
             pass
@@ -1068,11 +1047,8 @@ class Soak:
                 time.sleep(1)   # the daemon reads the file on a thread of its own; keep it until it has
             else:
                 self.fault_counts["reload command, %s config" % kind] += 1
-                conn = self.connect(timeout=30)
-                try:
+                with self.connect(timeout=30) as conn:
                     reply = conn.request("reload")
-                finally:
-                    conn.close()
                 if bool(reply.get("ok")) != (broken is None):
                     self.ledger.fail("reload with a %s config (%s) answered %s" % (kind, broken, reply))
         except (OSError, EOFError, ValueError):
@@ -1108,11 +1084,8 @@ class Soak:
         name = rng.choice(["app", "beta", "beta"] + EFFECT_PLUGINS)
         self.fault_counts["plugin restarts by command"] += 1
         try:
-            conn = self.connect()
-            try:
+            with self.connect() as conn:
                 reply = conn.request('plugin {"restart":"%s"}' % name)
-            finally:
-                conn.close()
             if not reply.get("ok"):
                 self.ledger.fail("plugin restart %s: %s" % (name, reply))
         except (OSError, EOFError, ValueError):
@@ -1153,10 +1126,10 @@ class Soak:
         self.one_at_a_time("durable", durable=True)
         for i in range(2):
             self.pipelined("pipe%d" % i)
-        self.subscriber("sub-fast", slow=False)
-        self.subscriber("sub-slow", slow=True)
-        self.follower("follow-fast", slow=False)
-        self.follower("follow-slow", slow=True)
+        self.stream_reader("sub-fast", "subscribe", slow=False)
+        self.stream_reader("sub-slow", "subscribe", slow=True)
+        self.stream_reader("follow-fast", "log", slow=False)
+        self.stream_reader("follow-slow", "log", slow=True)
         self.never_reader("never-reads")
         self.monitor()
 
@@ -1190,9 +1163,8 @@ class Soak:
         ledger = self.ledger
         # The archive catches up with the daemon's head (its follower runs until the checks are done).
         try:
-            conn = self.connect()
-            status = conn.request("status")
-            conn.close()
+            with self.connect() as conn:
+                status = conn.request("status")
         except (OSError, EOFError, ValueError) as error:
             ledger.fail("status after the run: %s" % error)
             status = {}
@@ -1252,10 +1224,8 @@ class Soak:
 
     def status_snapshot_seq(self):
         try:
-            conn = self.connect()
-            seq = conn.request("status")["state"]["snapshotSeq"]
-            conn.close()
-            return seq
+            with self.connect() as conn:
+                return conn.request("status")["state"]["snapshotSeq"]
         except (OSError, EOFError, ValueError, KeyError):
             return None
 
