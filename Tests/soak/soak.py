@@ -1191,6 +1191,8 @@ class Soak:
             archive._check_pending()
             if archive.pending:
                 ledger.fail("%d observations of seqs the log never reached" % len(archive.pending))
+        if self.stalled["still open"]:
+            ledger.fail("%d clients that never read were not closed (stallTimeout)" % self.stalled["still open"])
         self.status = status
         self.check_daemon_stops()
         self.check_resources()
