@@ -20,9 +20,15 @@ APT_PACKAGES += linux-libc-dev
 APT_PACKAGES += python3-venv python3-setuptools python3-wheel
 # systemd-nspawn boots the real systemd that `make test-systemd` reloads the units under (Tests/systemd).
 APT_PACKAGES += systemd-container
+# The soak's plot of RSS, descriptors, ack p99 and events/s (Tests/soak, docs/reliability.md).
+APT_PACKAGES += python3-matplotlib
 BENCH_RUNS ?= 5
+# `make soak`: how long the soak runs (seconds), and where its plot goes. `make test` runs a 30-second smoke.
+SOAK_SECONDS ?= 600
+SOAK_PLOT ?= .build/soak.png
+SOAK_SMOKE_SECONDS ?= 30
 
-.PHONY: all deps build test test-suite test-systemd lint format bench run clean install install-files uninstall
+.PHONY: all deps build test test-suite test-systemd lint format bench run clean install install-files uninstall soak
 
 all: build
 
@@ -54,11 +60,20 @@ test-suite:
 	Plugins/test.sh
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/newuser/run.sh
 	BIN="$$($(SWIFT) build --show-bin-path)" Tests/systemd/real-systemd.sh
+	/usr/bin/python3 Tests/soak/soak.py --bin "$$($(SWIFT) build --show-bin-path)" --seconds $(SOAK_SMOKE_SECONDS) \
+	  --plot .build/soak-smoke.png --skip-without-namespaces
 
 # systemctl reload of the units under a real systemd as PID 1, in a container over an overlay of this machine's root
 # (root only; it says "skipped" where systemd-nspawn cannot run). docs/systemd.md, "Testing under a real systemd".
 test-systemd: build
 	BIN="$$($(SWIFT) build --show-bin-path)" Tests/host-check.sh Tests/systemd/real-systemd.sh
+
+# The real daemon (the debug build: only it takes injected fdatasync failures) under load and faults for
+# SOAK_SECONDS, then the checks; prints a table and writes SOAK_PLOT. docs/reliability.md, "Soak". SOAK_SEED=N repeats
+# a run's choices.
+soak: build
+	Tests/host-check.sh /usr/bin/python3 Tests/soak/soak.py --bin "$$($(SWIFT) build --show-bin-path)" \
+	  --seconds $(SOAK_SECONDS) --plot $(SOAK_PLOT) $(if $(SOAK_SEED),--seed $(SOAK_SEED))
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples Plugins

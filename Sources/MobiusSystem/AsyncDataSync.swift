@@ -51,7 +51,13 @@ package final class AsyncDataSync {
         case .success(let result?) where result < 0:
             let errno = Errno(rawValue: Int32(truncatingIfNeeded: -result))
             return .failure(SystemError(errno: errno, operation: "fdatasync", subject: fd.description))
-        case .success: return .success(())
+        case .success:
+            // The seam sees the sync when its outcome is known: a test (or a debug daemon) can fail it like a
+            // synchronous fdatasync.
+            if case .fail(let errno)? = SystemCallFaults.fault(.fdatasync, fd: fd.rawValue, path: nil) {
+                return .failure(SystemError(errno: errno, operation: "fdatasync", subject: fd.description))
+            }
+            return .success(())
         }
     }
 }

@@ -60,7 +60,12 @@ struct PluginLifecycleTests {
         try daemon.terminate()
     }
 
-    @Test(arguments: [("huge", "over maxLineBytes"), ("pollute", "not JSON")])
+    /// Each effect in flight fails with ProtocolViolation, the one whose answer broke the protocol too: the soak
+    /// found the effect answered with a malformed `result.events` counted as failed but never reported, so its
+    /// `onError` event never came (docs/reliability.md, "Soak").
+    @Test(arguments: [
+        ("huge", "over maxLineBytes"), ("pollute", "not JSON"), ("bad-events", #""result.events" is not an array"#),
+    ])
     func protocolViolationRestartsThePlugin(action: String, reason: String) throws {
         let entry = PluginFixtures.behave(
             options: ["bytes": 300_000],

@@ -1,4 +1,6 @@
 import MobiusJSON
+import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// SIGHUP with plugins (issue #7, docs/protocol.md 4): changed plugins restart, unchanged ones keep running, new ones
@@ -42,5 +44,47 @@ struct PluginReloadTests {
             (try client.request("model").model?["seen"]?.arrayValue ?? []).contains { $0["type"] == "fromPlugin" }
         }
         try daemon.terminate()
+    }
+
+    /// A plugin retired by a reload while one of its timers was pending: its start timeout (armed at each start,
+    /// `startTimeout` after it), or the backoff before its next start. The timer fires after the plugin's runner is
+    /// gone and must do nothing; the soak found the daemon trapping there ("Attempted to read an unowned
+    /// reference"), a reload or two after a plugin's start (docs/reliability.md, "Soak").
+    @Test(arguments: PendingTimer.allCases)
+    func aPluginRetiredWithATimerPendingLeavesTheDaemonRunning(timer: PendingTimer) throws {
+        let (options, extra) = timer.plugin
+        let scratch = DaemonScratch()
+        func config(_ generation: Int) -> String {
+            var changed = options
+            changed["generation"] = .number(JSONNumber(generation))
+            return PluginFixtures.config(plugins: ["change": PluginFixtures.behave(options: .object(changed), extra)])
+        }
+        let path = scratch.write("mobiusd.json", config(0))
+        let daemon = try DaemonProcess(
+            scratch: scratch, arguments: ["--config", path, "--socket", scratch.file("x.sock")],
+            socketPath: scratch.file("x.sock"))
+        let client = try daemon.connect()
+        for generation in 1...2 {
+            _ = scratch.write("mobiusd.json", config(generation))
+            #expect(try client.request("reload").ok == true, "reload \(generation)")
+        }
+        // Past the retired runners' timers (1 s), the daemon still serves.
+        try SystemClock.sleep(nanoseconds: 1_500_000_000)
+        #expect(daemon.isRunning, "\(timer): the daemon trapped; stderr:\n\(daemon.standardError)")
+        #expect(try client.request("status").ok == true)
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
+    /// The timer a retired plugin leaves pending: a start timeout (1 s after a start that was answered), or a
+    /// restart's backoff (1 s after a plugin that exits at once).
+    enum PendingTimer: CaseIterable, Sendable {
+        case startTimeout, restartBackoff
+
+        var plugin: (options: JSONObject, extra: [String: JSONValue]) {
+            switch self {
+            case .startTimeout: return (["mode": "normal"], ["startTimeout": 1])
+            case .restartBackoff: return (["mode": "exit-early"], ["restart": ["initialDelay": 1, "maxDelay": 1]])
+            }
+        }
     }
 }

@@ -18,23 +18,48 @@ struct AsyncDataSyncTests {
         return poll(&waiting, 1, 0) == 1
     }
 
-    @Test func syncsAFileAndReportsTheOutcomeOnce() throws {
+    /// Runs `body` with a sync set up on a fresh directory and a file there that holds one record.
+    private func withWrittenFile(_ body: (AsyncDataSync, FileDescriptor) throws -> Void) throws {
         let directory = try TemporaryDirectory(prefix: "async-sync")
         defer { directory.remove() }
         let sync = try AsyncDataSync(probing: directory.path)
         let file = try FileDescriptor.openFile(directory.file("data"), .createNew(mode: 0o600))
         defer { file.close() }
         try file.writeAll(Array("record\n".utf8), at: 0)
-        #expect(sync.reap(file) == nil, "nothing submitted, nothing to reap")
-        try sync.submit(file)
-        #expect(waitForCompletion(sync))
-        let outcome = try #require(sync.reap(file))
-        #expect((try? outcome.get()) != nil, "\(outcome)")
-        #expect(isReadable(sync), "the completion stays readable until the caller drains it")
-        sync.completion.drain()
-        #expect(!isReadable(sync))
-        #expect(sync.reap(file) == nil, "one sync, one outcome")
-        #expect(!isReadable(sync), "nothing to reap: drained")
+        try body(sync, file)
+    }
+
+    @Test func syncsAFileAndReportsTheOutcomeOnce() throws {
+        try withWrittenFile { sync, file in
+            #expect(sync.reap(file) == nil, "nothing submitted, nothing to reap")
+            try sync.submit(file)
+            #expect(waitForCompletion(sync))
+            let outcome = try #require(sync.reap(file))
+            #expect((try? outcome.get()) != nil, "\(outcome)")
+            #expect(isReadable(sync), "the completion stays readable until the caller drains it")
+            sync.completion.drain()
+            #expect(!isReadable(sync))
+            #expect(sync.reap(file) == nil, "one sync, one outcome")
+            #expect(!isReadable(sync), "nothing to reap: drained")
+        }
+    }
+
+    /// The fault seam sees a background sync as `fdatasync` when its outcome is reaped, so a test (or a debug
+    /// daemon, `MOBIUSD_DEBUG_SYSCALL_FAULTS`) fails it like a synchronous one.
+    @Test func anInjectedFdatasyncFaultFailsTheSync() throws {
+        try withWrittenFile { sync, file in
+            try sync.submit(file)
+            #expect(waitForCompletion(sync))
+            let (outcome, record) = FaultInjection.run([Fault(.fdatasync, fd: file, .fail(.ioError))]) {
+                sync.reap(file)
+            }
+            #expect(record.injected.count == 1)
+            guard case .failure(let error)? = outcome else {
+                Issue.record("the injected fault did not fail the sync: \(String(describing: outcome))")
+                return
+            }
+            #expect(error.errno == .ioError && error.operation == "fdatasync", "\(error)")
+        }
     }
 
     @Test func refusesADescriptorThatCannotBeSynced() throws {

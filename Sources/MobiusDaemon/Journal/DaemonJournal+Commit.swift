@@ -10,6 +10,8 @@ extension DaemonJournal: PassCommitHook {
     func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? {
         guard let seqs = pass.seqs else { return .committed }
         if writer != nil && settings.fsync == .always && reactor != nil { return nil }
+        // Just after a failure a `batch` or `never` pass waits too (`commit`).
+        if writer != nil && reactor != nil && SystemProcess.monotonicNanoseconds() < retryNotBefore { return nil }
         snapshotIfDue()
         var records = pass.takeRecords()
         guard let writer else {
@@ -35,6 +37,14 @@ extension DaemonJournal: PassCommitHook {
     /// (`backgroundSync`); a big one, or any pass where that is unavailable, is written and synced on the journal
     /// thread. Either way the reactor thread never waits for the disk's sync.
     func commit(_ pass: consuming PassCommit, done: @escaping (CommitOutcome) -> Void) {
+        let now = SystemProcess.monotonicNanoseconds()
+        if now < retryNotBefore, let reactor {
+            // Just after a failure: the loop queues the events nobody can resend again, so a disk that stays full
+            // must not make that a busy loop.
+            let waiting = pass
+            reactor.after(nanoseconds: retryNotBefore - now) { [weak self] in self?.commit(waiting, done: done) }
+            return
+        }
         if let outcome = commitAtOnce(&pass) {
             done(outcome)
             return
@@ -70,6 +80,9 @@ extension DaemonJournal: PassCommitHook {
             }
         }
     }
+
+    /// How long after a failed pass the next one is tried (not sooner: it would likely fail the same way).
+    static var retryDelayNanoseconds: UInt64 { 100_000_000 }
 
     /// Passes with up to this many bytes of records take the background sync: the reactor thread's part is a
     /// page-cache copy of at most this much. Bigger ones go to the journal thread.
@@ -172,6 +185,7 @@ extension DaemonJournal: PassCommitHook {
 
     private func failed(_ error: SystemError) -> CommitOutcome {
         storageFailures += 1
+        retryNotBefore = SystemProcess.monotonicNanoseconds() + Self.retryDelayNanoseconds
         return .failed(.storageFailure, "the journal could not be written (\(error)); the event was not applied")
     }
 

@@ -34,6 +34,8 @@ final class DaemonJournal {
     /// The pass whose background fdatasync is running.
     var syncing: SyncingPass?
     var storageFailures: UInt64 = 0
+    /// No pass is written before this (monotonic nanoseconds): a moment after the last failure.
+    var retryNotBefore: UInt64 = 0
     var lastSnapshotSeq: UInt64 = 0
     /// Reads the committed model (seq and JSON) for a snapshot.
     var committedModel: () -> (UInt64, JSONValue?) = { (0, nil) }

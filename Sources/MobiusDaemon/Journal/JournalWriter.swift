@@ -236,7 +236,9 @@ final class JournalWriter: Sendable {
             try? FileSystem.remove(path)
             catalog.update { segments, _ in segments.removeAll { $0.path == path } }
         }
-        log.error(
+        // Rate-limited: while the disk stays full, a pass is tried again every 100 ms (docs/durability.md).
+        log.limited(
+            "journal write failed", .error,
             "journal write failed: \(error); \(path) cut back to \(length) bytes"
                 + (empty ? " and removed (it held no committed record)" : "")
                 + "; the events of the failed pass get StorageFailure and the next pass starts a new segment")

@@ -494,10 +494,24 @@ final class DaemonLoop<Model, Event, Effect> {
         switch outcome {
         case .committed:
             finish(work)
+            recycle(inputs)
         case .failed(let code, let message):
-            finish(compute(inputs, mode: .rejectingEvents(code, message)))
+            // Events nobody can send again (from plugins, effect handlers, timers, D-Bus: no reply ticket) go back
+            // in the queue for a later pass, which the journal tries a moment later; an effect's result or failure
+            // report dropped here would be an effect silently lost. Clients get the error and decide.
+            var answered: [PassInput<Event>] = []
+            var again: [PassInput<Event>] = []
+            for input in inputs {
+                if case .event(let queued) = input, queued.ticket == nil {
+                    again.append(input)
+                } else {
+                    answered.append(input)
+                }
+            }
+            finish(compute(answered, mode: .rejectingEvents(code, message)))
+            recycle(answered)
+            for input in again { enqueue(input) }
         }
-        recycle(inputs)
     }
 
     /// Releases a pass's inputs. A big pass's inputs were mostly parsed on the parse thread: they go back there to

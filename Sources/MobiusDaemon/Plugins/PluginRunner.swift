@@ -121,8 +121,9 @@ final class PluginRunner {
         ])
         inFlight[0] = .initialize
         channel?.send(PluginMessage.request(id: 0, method: "initialize", params: params))
-        reactor.after(nanoseconds: Self.nanoseconds(spec.config.startTimeout)) { [unowned self] in
-            guard lifecycle.awaitsInitialize(attempt: attempt) else { return }
+        // Never cancelled: weak, since a reload may retire the runner before it fires.
+        reactor.after(nanoseconds: Self.nanoseconds(spec.config.startTimeout)) { [weak self] in
+            guard let self, lifecycle.awaitsInitialize(attempt: attempt) else { return }
             violation("did not answer initialize within \(spec.config.startTimeout) s")
         }
     }
@@ -231,8 +232,9 @@ final class PluginRunner {
         case .restart(let delay, let attempt):
             owner.pluginStateChanged(self)
             log.notice("plugin \(name): restarting in \(delay) s")
-            reactor.after(nanoseconds: Self.nanoseconds(delay)) { [unowned self] in
-                guard lifecycle.restartDue(attempt: attempt) else { return }
+            // Weak for the same reason: a reload may retire the runner while it waits to restart.
+            reactor.after(nanoseconds: Self.nanoseconds(delay)) { [weak self] in
+                guard let self, lifecycle.restartDue(attempt: attempt) else { return }
                 start()
             }
         case .fail(let why):
@@ -527,7 +529,8 @@ final class PluginRunner {
             case .result(let result):
                 if let events = result["events"] {
                     guard case .array(let list) = events else {
-                        failed += 1
+                        // Out of `inFlight` already, so the violation's ending would not fail it: fail it here.
+                        fail(effect, .protocolViolation, "plugin \(name): \"result.events\" is not an array")
                         violation("\"result.events\" is not an array", line: line)
                         return
                     }

@@ -140,6 +140,8 @@ struct DaemonSetup<Model, Event, Effect> {
         SystemProcess.ignoreBrokenPipe()
         // Signals are blocked before any thread starts, so only the signalfd sees them.
         let signals = try SignalFD([.terminate, .interrupt, .hangUp])
+        // Only now: the line it logs starts the log's thread, which must be born with the signals blocked.
+        try DebugSystemCallFaults.installFromEnvironment(log: log)
         raiseOpenFilesLimit(log: log)
         SystemProcess.ignoreFileSizeLimitSignal()
         // The state directory is locked before the socket is bound: a second daemon on it stops here.

@@ -21,6 +21,7 @@ Effects {"type":"job","do":X}:
   env           answers with an event carrying the environment, uid, gid and groups
   flood         writes options.count unsolicited events as fast as it can
   huge          writes one line of options.bytes bytes ; pollute  writes "hello" to stdout
+  bad-events    answers with a result whose "events" is not an array (a protocol violation)
   child         starts `sleep 300` in its process group and writes its pid to options.childPidFile, then exits
   stubborn-child  starts a child in its process group that ignores SIGTERM, writes its pid to options.childPidFile
                 and answers (the plugin itself goes on; its child must be SIGKILLed)
@@ -101,6 +102,8 @@ def run_effect(mid, effect):
         with lock:
             sys.stdout.write("x" * int(options.get("bytes", 1 << 20)) + "\n")
             sys.stdout.flush()
+    elif action == "bad-events":
+        answer(mid, {"events": "none"})
     elif action == "pollute":
         with lock:
             sys.stdout.write("hello\n")
