@@ -99,16 +99,13 @@ extension ControlServer {
     private func handOver(_ batch: inout ReturnedBatch, upTo count: Int, from connection: ClientConnection) {
         let start = batch.next
         let end = start + min(count, batch.remaining)
-        // Each input moves into the loop's queue; its slot keeps a value that owns nothing (`.disconnected`), which
-        // the array then destroys for free, instead of a copy of every payload destroyed again with the array.
-        let ownsNothing = ClientInput.disconnected(connection.id)
-        batch.result.inputs.withUnsafeMutableBufferPointer { inputs in
-            guard let base = inputs.baseAddress else { return }
-            for index in start..<end {
-                let input = (base + index).move()
-                (base + index).initialize(to: ownsNothing)
-                connection.submit(input, self)
-            }
+        // Each input moves into the loop's queue: its slot gets a value that owns nothing (`.disconnected`) in
+        // exchange, which the array then destroys for free, instead of a copy of every payload destroyed again with
+        // the array.
+        for index in start..<end {
+            var input = ClientInput.disconnected(connection.id)
+            swap(&input, &batch.result.inputs[index])
+            connection.submit(input, self)
         }
         batch.next = end
     }
