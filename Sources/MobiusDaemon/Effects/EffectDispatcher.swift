@@ -27,7 +27,6 @@ final class EffectDispatcher<Model, Event, Effect> {
     }
 
     /// Dispatches `effects` in order; `trace` gets each effect's JSON first when monitors are watching.
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func dispatch(_ effects: [Effect], trace: ((JSONValue) -> Void)?) {
         for effect in effects {
             trace?((try? app.codec.encodeEffect(effect)) ?? .null)
