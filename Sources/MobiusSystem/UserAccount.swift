@@ -14,22 +14,20 @@ package struct UserAccount: Sendable, Equatable {
     /// Looks a user up by name, or by number when `nameOrID` is all digits; `nil` when there is no such user.
     /// The corresponding C functions are `getpwnam_r` and `getpwuid_r`.
     package static func lookUp(_ nameOrID: String) -> UserAccount? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        let status =
-            if let uid = UInt32(nameOrID) {
-                getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
-            } else {
-                getpwnam_r(nameOrID, &entry, &buffer, buffer.count, &result)
+        let uid = UInt32(nameOrID)
+        return UserDatabase.withEntry(
+            passwd(), bufferSize: 16384,
+            { entry, buffer, size, result in
+                if let uid {
+                    getpwuid_r(uid, entry, buffer, size, result)
+                } else {
+                    getpwnam_r(nameOrID, entry, buffer, size, result)
+                }
             }
-        guard status == 0, result != nil else { return nil }
-        return UserAccount(
-            name: entry.pw_name.map(text) ?? nameOrID, uid: entry.pw_uid, gid: entry.pw_gid,
-            home: entry.pw_dir.map(text) ?? "/")
-    }
-
-    private static func text(_ pointer: UnsafeMutablePointer<CChar>) -> String {
-        String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+        ) { entry in
+            UserAccount(
+                name: entry.pw_name.map(UserDatabase.text) ?? nameOrID, uid: entry.pw_uid, gid: entry.pw_gid,
+                home: entry.pw_dir.map(UserDatabase.text) ?? "/")
+        }
     }
 }

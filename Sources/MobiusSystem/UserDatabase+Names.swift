@@ -5,28 +5,26 @@ extension UserDatabase {
     /// found. The corresponding C function is `getpwent`; not reentrant, so only one thread may call it at once
     /// (start-up and the reload worker).
     package static func allUserNames(limit: Int = 100_000) -> [String] {
-        setpwent()
-        defer { endpwent() }
-        var names: [String] = []
-        while names.count < limit, let entry = getpwent() {
-            if let name = entry.pointee.pw_name { names.append(text(name)) }
-        }
-        return names
+        allNames(limit: limit, rewind: setpwent, next: getpwent, end: endpwent, name: \.pw_name)
     }
 
     /// Every group name the group database lists (at most `limit`), for "did you mean". The corresponding C
     /// function is `getgrent`; not reentrant, like `allUserNames`.
     package static func allGroupNames(limit: Int = 100_000) -> [String] {
-        setgrent()
-        defer { endgrent() }
-        var names: [String] = []
-        while names.count < limit, let entry = getgrent() {
-            if let name = entry.pointee.gr_name { names.append(text(name)) }
-        }
-        return names
+        allNames(limit: limit, rewind: setgrent, next: getgrent, end: endgrent, name: \.gr_name)
     }
 
-    private static func text(_ pointer: UnsafeMutablePointer<CChar>) -> String {
-        String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+    /// Walks a database from its start (`rewind`) through `next` to its end or `limit` names, then closes it.
+    private static func allNames<Entry>(
+        limit: Int, rewind: () -> Void, next: () -> UnsafeMutablePointer<Entry>?, end: () -> Void,
+        name: KeyPath<Entry, UnsafeMutablePointer<CChar>?>
+    ) -> [String] {
+        rewind()
+        defer { end() }
+        var names: [String] = []
+        while names.count < limit, let entry = next() {
+            if let found = entry.pointee[keyPath: name] { names.append(text(found)) }
+        }
+        return names
     }
 }

@@ -15,7 +15,7 @@ struct BuiltinEffectsTests {
 
     static func effects(_ reactor: Reactor, into delivered: Delivered, stopAfter count: Int) -> BuiltinEffects {
         let log = DaemonLog(threshold: .error)
-        return BuiltinEffects(log: log, reactor: reactor) { event in
+        return BuiltinEffects(log: log, reactor: reactor, dbus: nil) { event in
             delivered.events.append((event, SystemProcess.monotonicNanoseconds()))
             if delivered.events.count == count { reactor.stop() }
         }

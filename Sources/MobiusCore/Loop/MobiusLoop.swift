@@ -26,7 +26,7 @@ public final class MobiusLoop<Model, Event, Effect>: Disposable, @unchecked Send
         @usableFromInline var pending: [Work] = []
         @usableFromInline var draining = false
         @usableFromInline var observers: [(id: Int, consumer: Consumer<Model>)] = []
-        @usableFromInline var nextObserverID = 0
+        var nextObserverID = 0
 
         @inlinable init(model: Model, draining: Bool) {
             self.model = model

@@ -1,13 +1,12 @@
 import MobiusJSON
 
 extension DBusSources {
-    /// Wires the bus threads' inboxes to `loop`: each event is decoded by the app's codec (a rejection is
-    /// counted and logged like other sources'), traced to monitors as `{"trace":"dbus","source":…,"event":…}`,
-    /// and queued as a `dbus` event.
-    func connect<Model, Event, Effect>(
+    /// Queues an event from a `mobiusd.dbus.*` effect at once, decoded by the app's codec (a rejection is counted
+    /// and logged like other sources').
+    static func delivery<Model, Event, Effect>(
         to loop: DaemonLoop<Model, Event, Effect>, stats: DaemonStats, log: DaemonLog
-    ) {
-        deliverNow = { [unowned loop] json in
+    ) -> (JSONValue) -> Void {
+        { [unowned loop] json in
             do {
                 loop.enqueue(.event(try loop.decodeEvent(json), json: json, source: .dbus, ticket: nil))
             } catch {
@@ -17,7 +16,15 @@ extension DBusSources {
                     "event from mobiusd.dbus.call rejected: \(EventRejection.message(for: error))")
             }
         }
-        attach = { [unowned loop] worker in
+    }
+
+    /// Wires a bus thread's inbox to `loop`: each event is decoded by the app's codec (a rejection is counted and
+    /// logged like other sources'), traced to monitors as `{"trace":"dbus","source":…,"event":…}`, and queued as a
+    /// `dbus` event.
+    static func attachment<Model, Event, Effect>(
+        to loop: DaemonLoop<Model, Event, Effect>, stats: DaemonStats, log: DaemonLog
+    ) -> (DBusBusWorker) -> Void {
+        { [unowned loop] worker in
             loop.attach(worker.inbox) { delivery in
                 worker.release(cost: delivery.cost)
                 let monitors = loop.monitorList

@@ -9,11 +9,10 @@ final class DBusSources {
     private var workers: [DBusBusWorker] = []
     private let log: DaemonLog
     private let waker: ReactorWaker
-    /// Connects a new worker's inbox to the loop (set by `connect(to:)`).
-    var attach: ((DBusBusWorker) -> Void)?
-    /// Queues an event at once, on the reactor thread (set by `connect(to:)`): failures found before anything
-    /// is sent.
-    var deliverNow: (JSONValue) -> Void = { _ in }
+    /// Connects a new worker's inbox to the loop.
+    private let attach: (DBusBusWorker) -> Void
+    /// Queues an event at once, on the reactor thread: failures found before anything is sent.
+    let deliverNow: (JSONValue) -> Void
     private var unsettled = 0
     private var settledWaiters: [() -> Void] = []
     /// Buses that effects alone may add, beyond the sources' (each is a thread and a connection).
@@ -23,15 +22,17 @@ final class DBusSources {
     /// Asks the reactor to drain the inboxes (any thread).
     private let wakeLoop: @Sendable () -> Void
 
-    /// Groups `sources` by bus; threads start in `start()`.
+    /// Groups `sources` by bus; threads start in `start()`, and their events go to `loop`.
     /// - Parameter wakeLoop: asks the reactor to take the inboxes' items (called from bus threads).
-    init(
-        sources: [DaemonConfig.DBusSource], log: DaemonLog, waker: ReactorWaker,
-        wakeLoop: @escaping @Sendable () -> Void
+    init<Model, Event, Effect>(
+        sources: [DaemonConfig.DBusSource], loop: DaemonLoop<Model, Event, Effect>, stats: DaemonStats,
+        log: DaemonLog, waker: ReactorWaker, wakeLoop: @escaping @Sendable () -> Void
     ) throws(SystemError) {
         self.log = log
         self.waker = waker
         self.wakeLoop = wakeLoop
+        attach = Self.attachment(to: loop, stats: stats, log: log)
+        deliverNow = Self.delivery(to: loop, stats: stats, log: log)
         var buses: [String] = []
         for source in sources where !buses.contains(source.bus) { buses.append(source.bus) }
         for bus in buses {
@@ -52,7 +53,7 @@ final class DBusSources {
     /// Starts every source's bus thread. An unreachable bus is retried in the background; start-up never waits.
     func start() {
         for worker in workers {
-            attach?(worker)
+            attach(worker)
             do {
                 try worker.start()
             } catch {
@@ -96,7 +97,7 @@ final class DBusSources {
         guard effectBuses < Self.maxEffectBuses else { return nil }
         do {
             let worker = try makeWorker(bus: bus, sources: [])
-            attach?(worker)
+            attach(worker)
             try worker.start()
             effectBuses += 1
             workers.append(worker)
@@ -115,7 +116,7 @@ final class DBusSources {
         guard !sources.isEmpty else { return }
         do {
             let worker = try makeWorker(bus: bus, sources: sources)
-            attach?(worker)
+            attach(worker)
             try worker.start()
             workers.append(worker)
         } catch {

@@ -20,13 +20,16 @@ final class BuiltinEffects {
     private let reactor: Reactor
     private let deliver: (JSONValue) -> Void
     private var pendingTimers = 0
-    /// `mobiusd.dbus.call` and `mobiusd.dbus.emit` (DBus/DBusEffects).
-    var dbus: DBusEffects?
+    /// `mobiusd.dbus.call` and `mobiusd.dbus.emit` (DBus/DBusEffects); `nil` leaves them to other handlers.
+    private let dbus: DBusEffects?
 
-    /// - Parameter deliver: hands a timer's event to the loop (reactor thread).
-    init(log: DaemonLog, reactor: Reactor, deliver: @escaping (JSONValue) -> Void) {
+    /// - Parameters:
+    ///   - dbus: carries out `mobiusd.dbus.*`; `nil` leaves them to other handlers.
+    ///   - deliver: hands a timer's event to the loop (reactor thread).
+    init(log: DaemonLog, reactor: Reactor, dbus: DBusEffects?, deliver: @escaping (JSONValue) -> Void) {
         self.log = log
         self.reactor = reactor
+        self.dbus = dbus
         self.deliver = deliver
     }
 

@@ -10,23 +10,23 @@ final class EffectDispatcher<Model, Event, Effect> {
     private let stats: DaemonStats
     private let builtins: BuiltinEffects
     /// The plugins, which take effects by the keys they announced; `nil` when the daemon runs none.
-    var plugins: PluginHost?
+    private let plugins: PluginHost?
     private let swiftHandler: (accept: (Effect) -> Bool, dispose: () -> Void)?
 
     /// - Parameter send: delivers events from Swift effect handlers to the loop (from any thread).
     init(
         app: DaemonApp<Model, Event, Effect>, log: DaemonLog, stats: DaemonStats, builtins: BuiltinEffects,
-        send: @escaping (Event) -> Void
+        plugins: PluginHost?, send: @escaping (Event) -> Void
     ) {
         self.app = app
         self.log = log
         self.stats = stats
         self.builtins = builtins
+        self.plugins = plugins
         self.swiftHandler = app.effects?.connectAsPartialHandler(send)
     }
 
     /// Dispatches `effects` in order; `trace` gets each effect's JSON first when monitors are watching.
-    @_specialize(where Model == JSONValue, Event == JSONValue, Effect == JSONValue)
     func dispatch(_ effects: [Effect], trace: ((JSONValue) -> Void)?) {
         for effect in effects {
             trace?((try? app.codec.encodeEffect(effect)) ?? .null)

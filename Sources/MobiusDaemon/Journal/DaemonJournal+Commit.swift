@@ -179,7 +179,7 @@ extension DaemonJournal: PassCommitHook {
         committedSeq = seqs.upperBound
         snapshots.committed(events: seqs.count, bytes: records.count)
         window.append(&records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
-        logStreams?.committed()
+        logStreams.committed()
         if let writer, writer.fillDue() { journalThread.submit { writer.fillAhead() } }
     }
 
@@ -206,7 +206,7 @@ extension DaemonJournal: PassCommitHook {
     /// The model's JSON is taken here (on the reactor thread, between passes, so it is exactly the model after the
     /// committed seq) and written on the journal thread, ahead of the next pass's records.
     private func snapshotIfDue() {
-        guard snapshots.isDue(settings), let writer, let reactor else { return }
+        guard snapshots.isDue(settings), let writer, let reactor, let committedModel else { return }
         let (seq, model) = committedModel()
         guard let model, seq > lastSnapshotSeq else { return }
         snapshots.started()

@@ -37,11 +37,12 @@ final class DaemonJournal {
     /// No pass is written before this (monotonic nanoseconds): a moment after the last failure.
     var retryNotBefore: UInt64 = 0
     var lastSnapshotSeq: UInt64 = 0
-    /// Reads the committed model (seq and JSON) for a snapshot.
-    var committedModel: () -> (UInt64, JSONValue?) = { (0, nil) }
-    /// The control server's log streams: those at the head go on after each committed pass with events (held
-    /// directly, not through a closure: this runs per pass).
-    var logStreams: LogStreams?
+    /// Reads the committed model (seq and JSON) for a snapshot: the loop's that `recover` restored, which is given
+    /// with the writer (without one there are no snapshots).
+    private(set) var committedModel: (() -> (UInt64, JSONValue?))?
+    /// The control server's log streams, which read from here: those at the head go on after each committed pass
+    /// with events (held directly, not through a closure: this runs per pass).
+    private(set) lazy var logStreams = LogStreams(source: self)
 
     private init(settings: JournalSettings, directory: StateDirectory?, log: DaemonLog) {
         self.settings = settings
@@ -68,8 +69,8 @@ final class DaemonJournal {
 
     // MARK: - Recovery
 
-    /// Loads the newest snapshot and replays the journal after it into `loop` (effects discarded). Runs on the
-    /// reactor thread before it serves.
+    /// Loads the newest snapshot and replays the journal after it into `loop` (effects discarded), whose committed
+    /// model later snapshots read. Runs on the reactor thread before it serves.
     func recover<Model, Event, Effect>(into loop: DaemonLoop<Model, Event, Effect>) throws(DaemonStartError) {
         guard let directory else { return }
         let started = SystemProcess.monotonicNanoseconds()
@@ -92,6 +93,7 @@ final class DaemonJournal {
         writer = JournalWriter(
             directory: directory.path, catalog: outcome.catalog, segmentBytes: settings.segmentBytes,
             policy: settings.fsync, log: log)
+        committedModel = { [unowned loop] in (loop.state.seq, loop.currentModelJSON()) }
         let elapsed = Double(SystemProcess.monotonicNanoseconds() - started) / 1e9
         let from = outcome.snapshot.map { "the snapshot at seq \($0.seq) and " } ?? ""
         log.info(
@@ -101,13 +103,9 @@ final class DaemonJournal {
 
     // MARK: - Wiring
 
-    /// Becomes the control server's log source and reads the committed model for snapshots.
+    /// Joins the runtime: its threads post their outcomes to the runtime's reactor.
     func attach<Model, Event, Effect>(to runtime: DaemonRuntime<Model, Event, Effect>) {
-        let loop = runtime.loop
         reactor = runtime.reactor
-        committedModel = { [unowned loop] in (loop.state.seq, loop.currentModelJSON()) }
-        runtime.server.logStreams.source = self
-        logStreams = runtime.server.logStreams
         if settings.fsync == .always, let writer {
             startBackgroundSync(directory: writer.directory, on: runtime.reactor)
         }

@@ -14,19 +14,21 @@ final class DaemonRuntime<Model, Event, Effect> {
     /// Parts that must finish before `READY=1` take a hold here while the runtime is built (see `ReadinessGate`).
     let readiness = ReadinessGate()
     /// READY, STATUS, STOPPING, RELOADING and the watchdog (docs/systemd.md).
-    private(set) var systemd: SystemdService!
+    let systemd: SystemdService
     /// Parts that follow a SIGHUP reload register here (see `ReloadRegistry`).
     let reloads = ReloadRegistry()
-    /// Handles SIGHUP; set by `DaemonSetup.serve`.
-    var reloader: ConfigReloader<Model, Event, Effect>?
+    /// The setup the daemon started with, which reloads compare against.
+    private let setup: DaemonSetup<Model, Event, Effect>
+    /// Handles SIGHUP and the `reload` command.
+    private lazy var reloader = ConfigReloader(setup: setup, runtime: self)
     /// SIGTERM, SIGINT and SIGHUP, read by the reactor once `run` starts.
     private let signals: SignalFD
-    private var dispatcher: EffectDispatcher<Model, Event, Effect>?
+    private let dispatcher: EffectDispatcher<Model, Event, Effect>
     let plugins: PluginHost
     /// The durable state: the loop's commit hook, and the `state` member of `status`.
     let journal: DaemonJournal
-    /// How a pass's events get their outcomes when the app's update is a plugin (set while wiring the plugins).
-    private var externalUpdate: ExternalUpdate<Model, Event, Effect>?
+    /// How a pass's events get their outcomes when the app's update is a plugin.
+    private let externalUpdate: ExternalUpdate<Model, Event, Effect>?
     /// Why start-up failed after the reactor began (a plugin routing conflict); the daemon then exits non-zero.
     private(set) var startProblem: String?
     private var stoppingPlugins = false
@@ -45,10 +47,10 @@ final class DaemonRuntime<Model, Event, Effect> {
     static var loopCapacity: Int { 65_536 }
 
     init(
-        app: DaemonApp<Model, Event, Effect>, listener: FileDescriptor, signals: SignalFD, settings: ServerSettings,
-        log: DaemonLog, stats: DaemonStats, journal: DaemonJournal, plugins specs: [PluginSpec] = [],
-        dbusSources: [DaemonConfig.DBusSource] = []
+        setup: DaemonSetup<Model, Event, Effect>, listener: FileDescriptor, signals: SignalFD, log: DaemonLog,
+        stats: DaemonStats, journal: DaemonJournal
     ) throws(SystemError) {
+        let app = setup.app
         let reactor = try Reactor()
         let worker = BlockingWorker(name: "mobiusd-worker")
         let parser = BlockingWorker(name: "mobiusd-parse", stackSize: Self.parserStackSize)
@@ -58,62 +60,67 @@ final class DaemonRuntime<Model, Event, Effect> {
             epoch: journal.epoch, version: MobiusDaemon.version, commitHook: journal,
             requestAnotherRound: { [unowned reactor] in reactor.requestAnotherRound() },
             releaseElsewhere: { inputs in parser.submit { _ = inputs } })
+        self.setup = setup
         self.journal = journal
         self.reactor = reactor
         self.loop = loop
         self.log = log
         self.stats = stats
         self.worker = worker
-        self.server = try ControlServer(
-            loop: loop.port, reactor: reactor, listener: listener, settings: settings, log: log, worker: worker,
-            parser: parser)
+        // The server carries the commands it is sent to this runtime's `perform` (see `ControlCommandRelay`).
+        let commands = ControlCommandRelay()
+        let server = try ControlServer(
+            loop: loop.port, reactor: reactor, listener: listener, settings: setup.settings, log: log,
+            worker: worker, parser: parser, logStreams: journal.logStreams, commands: commands)
+        self.server = server
         self.signals = signals
-        self.plugins = PluginHost(
-            specs: specs, updatePlugin: app.updatePlugin, backpressure: backpressure, loop: loop.pluginPort,
+        let plugins = PluginHost(
+            specs: setup.plugins, updatePlugin: app.updatePlugin, backpressure: backpressure, loop: loop.pluginPort,
             reactor: reactor, log: log)
+        self.plugins = plugins
+        externalUpdate = app.updatePlugin.flatMap { name in plugins.runner(named: name) }.flatMap { runner in
+            PluginUpdateDriver(runner: runner, log: log).externalUpdate as? ExternalUpdate<Model, Event, Effect>
+        }
         let waker = reactor.waker
         let loopRef = UncheckedSendable(value: loop)
-        effectInbox = EventInbox(kind: .effect, capacity: 4096, policy: .block) {
+        let effectInbox = EventInbox<Event>(kind: .effect, capacity: 4096, policy: .block) {
             waker.post { loopRef.value.inboxHasItems() }
         }
-        dbus = try DBusSources(sources: dbusSources, log: log, waker: waker) {
+        self.effectInbox = effectInbox
+        let dbus = try DBusSources(sources: setup.config.dbus, loop: loop, stats: stats, log: log, waker: waker) {
             waker.post { loopRef.value.inboxHasItems() }
         }
-        dbus.holdReadiness(readiness)
-        reloads.register("dbus") { [unowned dbus] change in dbus.reload(change) }
-        wire(app: app)
-    }
-
-    private func wire(app: DaemonApp<Model, Event, Effect>) {
-        server.controlHandler = self
-        loop.attach(effectInbox) { event in .event(event, json: nil, source: .effect, ticket: nil) }
-        let builtins = BuiltinEffects(log: log, reactor: reactor) { [unowned self] json in deliverTimerEvent(json) }
-        dbus.connect(to: loop, stats: stats, log: log)
-        builtins.dbus = DBusEffects(sources: dbus, log: log)
+        self.dbus = dbus
+        let builtins = BuiltinEffects(log: log, reactor: reactor, dbus: DBusEffects(sources: dbus, log: log)) {
+            [unowned loop] json in Self.deliverTimerEvent(json, to: loop, stats: stats, log: log)
+        }
         let reactorThread = SystemThread.currentID
-        let inbox = effectInbox
-        let loop = self.loop
-        dispatcher = EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins) { event in
+        dispatcher = EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins, plugins: plugins) { event in
             // Synchronous Swift routes run inside the pass's dispatch on the reactor thread: they cannot wait, so
             // their events go straight to the queue (bounded by one pass's effects). Others go through the inbox.
             if SystemThread.currentID == reactorThread {
                 loop.enqueue(.event(event, json: nil, source: .effect, ticket: nil))
             } else {
-                inbox.post(event)
+                effectInbox.post(event)
             }
         }
-        dispatcher?.plugins = plugins
-        wirePlugins(app: app)
-        reactor.atEndOfEachRound { [unowned self] in endOfRound() }
-        // After the passes: what they sent plugins goes out in one write per plugin.
-        reactor.atEndOfEachRound { [unowned self] in plugins.flushAll() }
-        systemd = SystemdService(reactor: reactor, log: log, app: app.name) { [unowned self] in
+        systemd = SystemdService(reactor: reactor, log: log, app: app.name) { [unowned loop, unowned server] in
             SystemdService.Figures(seq: loop.state.seq, connections: server.connectionCount)
         }
+        commands.runtime = self
+        dbus.holdReadiness(readiness)
+        reloads.register("dbus") { [unowned dbus] change in dbus.reload(change) }
+        loop.attach(effectInbox) { event in .event(event, json: nil, source: .effect, ticket: nil) }
+        registerPluginReload()
+        reactor.atEndOfEachRound { [unowned self] in endOfRound() }
+        // After the passes: what they sent plugins goes out in one write per plugin.
+        reactor.atEndOfEachRound { [unowned plugins] in plugins.flushAll() }
     }
 
     /// A `mobiusd.after` timer fired: its event goes to the loop like any other, decoded by the app.
-    private func deliverTimerEvent(_ json: JSONValue) {
+    private static func deliverTimerEvent(
+        _ json: JSONValue, to loop: DaemonLoop<Model, Event, Effect>, stats: DaemonStats, log: DaemonLog
+    ) {
         do {
             let event = try loop.decodeEvent(json)
             loop.enqueue(edge: .event(event, json: json, source: .timer, ticket: nil))
@@ -125,7 +132,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         }
     }
 
-    private func wirePlugins(app: DaemonApp<Model, Event, Effect>) {
+    private func registerPluginReload() {
         let loop = self.loop
         reloads.register("plugins") { [unowned self] change in
             // A config file's plugins only: the embedded app's bundled plugins have no file to reload.
@@ -139,10 +146,6 @@ final class DaemonRuntime<Model, Event, Effect> {
                 }
             }
             return plugins.reload(specs)
-        }
-        if let name = app.updatePlugin, let runner = plugins.runner(named: name) {
-            externalUpdate =
-                PluginUpdateDriver(runner: runner, log: log).externalUpdate as? ExternalUpdate<Model, Event, Effect>
         }
     }
 
@@ -202,7 +205,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         dbus.stop()
         systemd.finish()
         server.closeAll()
-        dispatcher?.dispose()
+        dispatcher.dispose()
         effectInbox.close()
     }
 
@@ -235,7 +238,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             // Wakes the reactor at the deadline even if no client does.
             reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
         case .hangUp:
-            reloader?.reload()
+            reloader.reload()
         }
     }
 
@@ -272,10 +275,6 @@ extension DaemonRuntime: ControlCommandHandler {
     func perform(_ command: ControlCommand, line: Int, reply: @escaping ([UInt8]) -> Void) {
         switch command {
         case .reload:
-            guard let reloader else {
-                reply(JSONLine.error(.unavailable, "this daemon cannot reload", line: line))
-                return
-            }
             reloader.reload("reload command") { outcome in
                 switch outcome {
                 case .applied(let reloaded, let needRestart):

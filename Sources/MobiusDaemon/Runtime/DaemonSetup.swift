@@ -168,15 +168,12 @@ struct DaemonSetup<Model, Event, Effect> {
             let result = Result { () throws in
                 let (setup, journal) = handed.value
                 let runtime = try DaemonRuntime(
-                    app: setup.app, listener: listener, signals: signals, settings: setup.settings,
-                    log: log, stats: stats, journal: journal, plugins: setup.plugins,
-                    dbusSources: setup.config.dbus)
+                    setup: setup, listener: listener, signals: signals, log: log, stats: stats, journal: journal)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
                 try journal.recover(into: runtime.loop)
                 journal.attach(to: runtime)
                 defer { journal.close() }
                 runtime.sampleResidentSize()
-                runtime.reloader = ConfigReloader(setup: setup, runtime: runtime)
                 setup.banner(listeningOn: listeningOn, identity: identity, log: log)
                 try runtime.run()
                 if let problem = runtime.startProblem { throw DaemonStartError(description: problem) }

@@ -4,10 +4,12 @@ import MobiusSystem
 final class ControlListener: ReactorHandler {
     let fd: FileDescriptor
     var registration: Reactor.Registration?
-    var onReady: () -> Void = {}
+    /// Accepts the clients waiting (the control server's accept loop).
+    private let onReady: () -> Void
 
-    init(fd: FileDescriptor) {
+    init(fd: FileDescriptor, onReady: @escaping () -> Void) {
         self.fd = fd
+        self.onReady = onReady
     }
 
     func reactorReady(_ events: Epoll.Events) {

@@ -25,9 +25,8 @@ extension ControlServer {
     /// the records are there, else through a read of the segment files on the read thread. A reader that falls
     /// behind thus reads from disk, never from unbounded memory (docs/protocol.md 1.5).
     func pumpLog(_ connection: ClientConnection) {
-        guard var stream = connection.logStream, !stream.reading, connection.state.isOpen,
-            let source = logStreams.source
-        else { return }
+        guard var stream = connection.logStream, !stream.reading, connection.state.isOpen else { return }
+        let source = logStreams.source
         let threshold = max(64 * 1024, settings.maxOutputBytes / 2)
         var appended = false
         defer {

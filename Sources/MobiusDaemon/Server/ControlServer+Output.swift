@@ -38,11 +38,6 @@ extension ControlServer: LoopOutputSink {
     /// Carries out a control command; its reply goes out when the handler has one, and the connection's later
     /// lines are read from then on.
     private func perform(_ command: ControlCommand, ticket: ReplyTicket) {
-        guard let controlHandler else {
-            controlAnswered(
-                ticket, JSONLine.error(.unavailable, "control commands are not available here", line: ticket.line))
-            return
-        }
         // The server lives as long as the runtime that answers; a weak capture would give it a side table.
         controlHandler.perform(command, line: ticket.line) { [unowned self] line in controlAnswered(ticket, line) }
     }

@@ -34,28 +34,28 @@ final class ControlServer {
     var readBuffer = [UInt8](repeating: 0, count: 256 * 1024)
     var shuttingDown = false
     var stallTimer: ReactorTimers.ID?
-    /// Carries out `reload` and `plugin` (the runtime, which owns the server); without one they are `Unavailable`.
-    /// Unowned, not weak: a weak reference gives the runtime a side table, which sends every retain and release of
-    /// it down the slow path (`3 one at a time` in Benchmarks/DaemonBench).
-    unowned var controlHandler: (any ControlCommandHandler)?
-    /// `log` streams and where they read from.
-    let logStreams = LogStreams()
+    /// Carries out `reload` and `plugin` (for the runtime, which owns the server).
+    let controlHandler: any ControlCommandHandler
+    /// `log` streams and where they read from (the journal's).
+    let logStreams: LogStreams
     /// Set while accept is paused for lack of descriptors.
     var acceptPause: AcceptPause?
 
     init(
         loop: LoopPort, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
-        log: DaemonLog, worker: BlockingWorker, parser: BlockingWorker
+        log: DaemonLog, worker: BlockingWorker, parser: BlockingWorker, logStreams: LogStreams,
+        commands: any ControlCommandHandler
     ) throws(SystemError) {
+        self.logStreams = logStreams
         self.loop = loop
         self.reactor = reactor
         self.settings = settings
         self.log = log
         self.worker = worker
         self.parser = parser
-        let handler = ControlListener(fd: listener)
+        self.controlHandler = commands
+        let handler = ControlListener(fd: listener) { [unowned self] in acceptConnections() }
         self.listener = handler
-        handler.onReady = { [unowned self] in acceptConnections() }
         handler.registration = try reactor.register(listener, for: .readable, handler: handler)
     }
 

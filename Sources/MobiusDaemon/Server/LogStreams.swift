@@ -1,12 +1,16 @@
 /// The control server's `log` streams: the source they read from and the connections streaming.
 final class LogStreams {
-    /// The journal (or the ephemeral window); `nil` until the runtime wires it. Unowned: the journal holds these
-    /// streams and outlives them (a weak reference would give the journal a side table, slowing each retain).
-    unowned var source: (any LogSource)?
+    /// The journal (or the ephemeral window). Unowned: the journal holds these streams and outlives them (a weak
+    /// reference would give the journal a side table, slowing each retain).
+    unowned let source: any LogSource
     /// Connections with a stream, in the order they started.
     private(set) var connections: [ConnectionID] = []
     /// Streams to go on at the end of this round (started, or new events committed).
     private(set) var due: [ConnectionID] = []
+
+    init(source: any LogSource) {
+        self.source = source
+    }
 
     // Each list is moved out while it changes, so that no access to the stored property spans a call the optimizer
     // cannot see through: every access (one per pass among them, in `committed`) would be checked at run time.

@@ -8,9 +8,7 @@ extension TestLoop where Effect: Equatable {
         applyArrivedEvents()
         let actual = dispatchedEffects
         skipEffects()
-        guard actual != expected else { return }
-        let diff = LineDiff(expected: expected, actual: actual).rendered
-        failFunction("TestLoop.assertEffects failed: effects differ\n(- expected, + actual)\n\(diff)", file, line)
+        assertList(actual, equals: expected, "assertEffects", "effects", file, line)
     }
 }
 
@@ -22,13 +20,21 @@ extension TestLoop where Event: Equatable {
         applyArrivedEvents()
         let actual = receivedEvents
         skipReceivedEvents()
-        guard actual != expected else { return }
-        let diff = LineDiff(expected: expected, actual: actual).rendered
-        failFunction("TestLoop.assertReceived failed: events differ\n(- expected, + actual)\n\(diff)", file, line)
+        assertList(actual, equals: expected, "assertReceived", "events", file, line)
     }
 }
 
 extension TestLoop {
+    /// Fails `assertion` with a line diff when `actual` is not `expected`.
+    fileprivate func assertList<Element: Equatable>(
+        _ actual: [Element], equals expected: [Element], _ assertion: String, _ what: String, _ file: StaticString,
+        _ line: UInt
+    ) {
+        guard actual != expected else { return }
+        let diff = LineDiff(expected: expected, actual: actual).rendered
+        failFunction("TestLoop.\(assertion) failed: \(what) differ\n(- expected, + actual)\n\(diff)", file, line)
+    }
+
     /// Marks every dispatched effect as asserted without checking it: an explicit opt-out of exhaustiveness.
     public func skipEffects() {
         dispatchedEffects.removeAll()

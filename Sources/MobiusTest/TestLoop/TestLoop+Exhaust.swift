@@ -10,16 +10,8 @@ extension TestLoop {
     /// overload.
     public func exhaust(timeout: Duration = .seconds(1), file: StaticString = #file, line: UInt = #line) {
         let start = ContinuousClock.now
-        while true {
-            switch exhaustStep(startedAt: start, timeout: timeout) {
-            case .idle:
-                return
-            case .timedOut(let message):
-                failFunction(message, file, line)
-                return
-            case .waiting(let duration):
-                inbox.waitForArrival(upTo: duration)
-            }
+        while let duration = nextExhaustWait(startedAt: start, timeout: timeout, file, line) {
+            inbox.waitForArrival(upTo: duration)
         }
     }
 
@@ -29,19 +21,11 @@ extension TestLoop {
         public func exhaust(timeout: Duration = .seconds(1), file: StaticString = #file, line: UInt = #line) async
     {
         let start = ContinuousClock.now
-        while true {
-            switch exhaustStep(startedAt: start, timeout: timeout) {
-            case .idle:
+        while let duration = nextExhaustWait(startedAt: start, timeout: timeout, file, line) {
+            do {
+                try await Task.sleep(for: min(duration, .milliseconds(2)))
+            } catch {
                 return
-            case .timedOut(let message):
-                failFunction(message, file, line)
-                return
-            case .waiting(let duration):
-                do {
-                    try await Task.sleep(for: min(duration, .milliseconds(2)))
-                } catch {
-                    return
-                }
             }
         }
     }
@@ -67,6 +51,22 @@ extension TestLoop {
         if actual != expected {
             let diff = LineDiff(expected: expected, actual: actual).rendered
             failFunction("TestLoop.receive failed: event differs\n(- expected, + actual)\n\(diff)", file, line)
+        }
+    }
+
+    /// One round of `exhaust`: how long to wait for more events, or `nil` when the loop is idle or the time is up
+    /// (the failure reported).
+    private func nextExhaustWait(
+        startedAt start: ContinuousClock.Instant, timeout: Duration, _ file: StaticString, _ line: UInt
+    ) -> Duration? {
+        switch exhaustStep(startedAt: start, timeout: timeout) {
+        case .idle:
+            return nil
+        case .timedOut(let message):
+            failFunction(message, file, line)
+            return nil
+        case .waiting(let duration):
+            return duration
         }
     }
 

@@ -274,8 +274,8 @@ final class LoopHarness<Model, Event, Effect> {
         self.loop = loop
         // Events from synchronous Swift routes go straight back into the loop's queue, as in the daemon.
         self.dispatcher = reactor.map { reactor in
-            let builtins = BuiltinEffects(log: log, reactor: reactor) { _ in }
-            return EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins) { event in
+            let builtins = BuiltinEffects(log: log, reactor: reactor, dbus: nil) { _ in }
+            return EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins, plugins: nil) { event in
                 loop.enqueue(.event(event, json: nil, source: .effect, ticket: nil))
             }
         }

@@ -12,6 +12,8 @@ final class ServerHarness {
     private(set) var server: ControlServer!
     /// Stands in for the listening socket; nobody connects to it.
     private let listener: SocketPair
+    /// Where `log` streams would read (the fake loop starts none): their source, held unowned by them.
+    private let journal: DaemonJournal
     /// Inputs the loop has not taken yet.
     private var queued: [ClientInput] = []
     /// Every input the server handed the loop, as "event TEXT", "request NAME", "rejected CODE" or "reply".
@@ -30,6 +32,7 @@ final class ServerHarness {
     init(settings: ServerSettings = ServerSettings(access: .defaults(daemonUID: SystemProcess.userID))) throws {
         reactor = try Reactor()
         listener = try SocketPair()
+        journal = try DaemonJournal.open(settings: JournalSettings(), path: nil, log: DaemonLog(threshold: .error))
         let port = LoopPort(
             room: { [unowned self] in capacity - queued.count },
             commandRoom: { [unowned self] in capacity - queued.count },
@@ -39,7 +42,8 @@ final class ServerHarness {
         server = try ControlServer(
             loop: port, reactor: reactor, listener: listener.first, settings: settings,
             log: DaemonLog(threshold: .error), worker: BlockingWorker(name: "test-worker"),
-            parser: BlockingWorker(name: "test-parse", stackSize: 4 << 20))
+            parser: BlockingWorker(name: "test-parse", stackSize: 4 << 20), logStreams: journal.logStreams,
+            commands: NoControlCommands())
         reactor.atEndOfEachRound { [unowned self] in
             if answering { runPass() }
             server.continueHandOvers()
@@ -207,6 +211,13 @@ final class TestClient {
 
     func close() {
         fd.close()
+    }
+}
+
+/// The harness has no runtime to reload or restart plugins: its fake loop never hands the server a control command.
+final class NoControlCommands: ControlCommandHandler {
+    func perform(_ command: ControlCommand, line: Int, reply: @escaping ([UInt8]) -> Void) {
+        reply(JSONLine.error(.unavailable, "the server harness carries out no control commands", line: line))
     }
 }
 
