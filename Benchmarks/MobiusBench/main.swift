@@ -73,8 +73,9 @@ func benchController(_ count: Int) -> Double {
     producer.start()
     done.wait()
     let elapsed = now() - start
-    precondition(controller.model == count)
+    // update signals before the loop stores its model; stop waits for the loop queue, after which the model is final.
     controller.stop()
+    precondition(controller.model == count)
     return Double(count) / (Double(elapsed) / 1e9)
 }
 
