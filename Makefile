@@ -21,8 +21,10 @@ APT_PACKAGES += python3-venv python3-setuptools python3-wheel
 # systemd-nspawn boots the real systemd that `make test-systemd` reloads the units under (Tests/systemd).
 APT_PACKAGES += systemd-container
 BENCH_RUNS ?= 5
+# Seconds each libFuzzer target runs in `make fuzz` (docs/reliability.md, "Fuzzing").
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build test test-suite test-systemd lint format bench run clean install install-files uninstall
+.PHONY: all deps build test test-suite test-systemd fuzz lint format bench run clean install install-files uninstall
 
 all: build
 
@@ -54,6 +56,12 @@ test-suite:
 	Plugins/test.sh
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/newuser/run.sh
 	BIN="$$($(SWIFT) build --show-bin-path)" Tests/systemd/real-systemd.sh
+	SWIFT=$(SWIFT) Fuzz/run.sh --smoke
+
+# Every libFuzzer target for FUZZ_SECONDS, in a build of its own (.build/fuzz); prints executions, coverage and
+# findings per target.
+fuzz: deps
+	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
 
 # systemctl reload of the units under a real systemd as PID 1, in a container over an overlay of this machine's root
 # (root only; it says "skipped" where systemd-nspawn cannot run). docs/systemd.md, "Testing under a real systemd".
@@ -61,10 +69,10 @@ test-systemd: build
 	BIN="$$($(SWIFT) build --show-bin-path)" Tests/host-check.sh Tests/systemd/real-systemd.sh
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples Plugins
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples Plugins Fuzz
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Examples Plugins
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Examples Plugins Fuzz
 
 bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobius-bench

@@ -135,7 +135,7 @@ enum JournalFuzz {
         while next <= last {
             reads += 1
             check(reads < 100_000, "log does not get to seq \(last)")
-            let chunk = reader.read(from: next, through: last, maxBytes: 256, cursor: cursor)
+            let chunk = reader.read(from: next, through: last, maxBytes: 1024, cursor: cursor)
             var expected = next
             for line in chunk.lines.split(separator: UInt8(ascii: "\n")) {
                 guard let item = try? JSONValue(parsing: line), let seq = item["seq"]?.numberValue?.uint64Value,
