@@ -83,14 +83,3 @@ enum FoundationJSON {
         }
     }
 }
-
-extension JSONValue {
-    /// The value with `transform` applied to each element or member value (one level).
-    func mapChildren(_ transform: (JSONValue) -> JSONValue) -> JSONValue {
-        switch self {
-        case .array(let items): return .array(items.map(transform))
-        case .object(let object): return .object(JSONObject(object.members.map { ($0.key, transform($0.value)) }))
-        default: return self
-        }
-    }
-}

@@ -153,15 +153,3 @@ enum JSONFuzz {
         }
     }
 }
-
-extension JSONValue {
-    /// The value with every object's members in key order (to compare texts that order them differently).
-    var sortedKeys: JSONValue {
-        switch self {
-        case .array(let items): return .array(items.map(\.sortedKeys))
-        case .object(let object):
-            return .object(JSONObject(object.members.sorted { $0.key < $1.key }.map { ($0.key, $0.value.sortedKeys) }))
-        default: return self
-        }
-    }
-}

@@ -45,7 +45,8 @@ extension JournalRecoveryUnitTests {
         let first = try segment(directory, firstSeq: 1, seqs: 1...4)
         try flip(first, at: 0)
         // A crash right after creating the next segment: it ends inside its header, and is removed.
-        let empty = try FileDescriptor.openFile(directory.file(JournalSegment.name(firstSeq: 5)), .createNew(mode: 0o600))
+        let empty = try FileDescriptor.openFile(
+            directory.file(JournalSegment.name(firstSeq: 5)), .createNew(mode: 0o600))
         empty.close()
         #expect {
             _ = try recover(directory)
@@ -61,7 +62,8 @@ extension JournalRecoveryUnitTests {
         let snapshot = try SnapshotFile(epoch: epoch, seq: 3, time: 0, model: 3).write(into: directory.path)
         try flip(snapshot, at: 20)
         // Segment 1's header and records are gone: junk where they were.
-        let junk = try FileDescriptor.openFile(directory.file(JournalSegment.name(firstSeq: 1)), .createNew(mode: 0o600))
+        let junk = try FileDescriptor.openFile(
+            directory.file(JournalSegment.name(firstSeq: 1)), .createNew(mode: 0o600))
         try junk.writeAll([UInt8](repeating: 0xA5, count: 40), at: 0)
         junk.close()
         // Twice: the first recovery removes the junk segment, and must not have started from nothing before that.
@@ -72,5 +74,22 @@ extension JournalRecoveryUnitTests {
                 "\(error)".contains("\(snapshot) is damaged") && "\(error)".contains("no older snapshot or journal")
             }
         }
+    }
+
+    @Test("a last segment whose header is gone is kept when it holds a valid record of any seq, its name wrong too")
+    func aRenamedHeaderlessSegmentWithRecordsIsKept() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        // Its only record is seq 1, before the seq its name says.
+        let first = try segment(directory, firstSeq: 1, seqs: 1...1)
+        try flip(first, at: 0)
+        let renamed = directory.file(JournalSegment.name(firstSeq: 2))
+        try FileSystem.rename(first, to: renamed)
+        #expect {
+            _ = try recover(directory)
+        } throws: { error in
+            "\(error)".contains("\(renamed) is damaged at byte 0: the segment header is not valid")
+        }
+        #expect(try FileSystem.fileSize(renamed) == Int64(16 + 31), "record 1 is still there")
     }
 }

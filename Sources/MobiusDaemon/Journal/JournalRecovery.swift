@@ -255,8 +255,9 @@ struct JournalRecovery {
         _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, isLast: Bool
     ) throws(DaemonStartError) -> Header {
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
+            // Any seq: the name of a file whose header is gone may be wrong too (a renamed file).
             let valid = JournalRecord.find(
-                in: raw, from: JournalSegment.headerSize, seqs: firstSeq...UInt64.max, firstSeq: firstSeq)
+                in: raw, from: JournalSegment.headerSize, seqs: 1...UInt64.max, firstSeq: firstSeq)
             if isLast && valid == nil {
                 log.warning(
                     raw.count < JournalSegment.headerSize
