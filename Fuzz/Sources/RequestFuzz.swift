@@ -25,7 +25,7 @@ enum RequestFuzz {
         let oneAtATime = interpretOneAtATime(stream, state)
         let batched = interpretBatched(stream, state)
         check(
-            oneAtATime.compactMap(\.input).map { "\($0)" } == batched,
+            oneAtATime.compactMap(\.input).map(fingerprint) == batched,
             "a line at a time and LineBatch differ:\n\(oneAtATime.compactMap(\.input))\n\(batched)")
         for line in oneAtATime { checkLine(line) }
     }
@@ -67,13 +67,51 @@ enum RequestFuzz {
                 replyBudget: 1 << 40, maxInputs: 1 << 20, maxLineBytes: .max)
             let result = LineBatch.interpret(job)
             check(result.linesConsumed > 0, "a batch of whole lines took none")
-            fingerprints += result.inputs.map { "\($0)" }
+            fingerprints += result.inputs.map(fingerprint)
             consumed += result.bytesConsumed
             firstLine += result.linesConsumed
             state = result.state
             state.awaitingControl = false
         }
         return fingerprints
+    }
+
+    /// Everything an input carries, as text to compare (written out: reflection cost most of a run).
+    static func fingerprint(_ input: ClientInput) -> String {
+        func ticket(_ ticket: ReplyTicket) -> String {
+            let mode =
+                switch ticket.mode {
+                case .on: "on"
+                case .errors: "errors"
+                case .off: "off"
+                }
+            return "\(ticket.connection) \(ticket.line) \(mode)"
+        }
+        switch input {
+        case .event(let json, let text, let owed):
+            let textShown = text.map { String(decoding: $0, as: UTF8.self) } ?? "-"
+            return "event \(ticket(owed)) \(json.map(\.description) ?? "-") \(textShown)"
+        case .request(let request, let owed):
+            let shown: String
+            switch request {
+            case .model(let path): shown = "model \(path?.description ?? "-")"
+            case .subscribe(let path): shown = "subscribe \(path?.description ?? "-")"
+            case .log(let log): shown = "log \(log.since) \(log.limit.map(String.init) ?? "-") \(log.follow)"
+            case .control(.reload): shown = "reload"
+            case .control(.restartPlugin(let name)): shown = "restart \(name)"
+            case .ping: shown = "ping"
+            case .hello: shown = "hello"
+            case .status: shown = "status"
+            case .monitor: shown = "monitor"
+            }
+            return "request \(ticket(owed)) \(shown)"
+        case .rejected(let code, let message, let owed):
+            return "rejected \(ticket(owed)) \(code.rawValue) \(message)"
+        case .reply(let line, let owed):
+            return "reply \(ticket(owed)) \(String(decoding: line, as: UTF8.self))"
+        case .disconnected(let connection):
+            return "disconnected \(connection)"
+        }
     }
 
     // MARK: - One line
