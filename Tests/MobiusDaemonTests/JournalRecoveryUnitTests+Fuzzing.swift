@@ -92,4 +92,21 @@ extension JournalRecoveryUnitTests {
         }
         #expect(try FileSystem.fileSize(renamed) == Int64(16 + 31), "record 1 is still there")
     }
+
+    @Test("a headerless last segment renamed to a lower seq is searched from where the journal before it ends")
+    func aHeaderlessSegmentRenamedLowerIsKept() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        _ = try segment(directory, firstSeq: 1, seqs: 1...5)
+        let second = try segment(directory, firstSeq: 6, seqs: 6...7)
+        try flip(second, at: 0)
+        let renamed = directory.file(JournalSegment.name(firstSeq: 4))
+        try FileSystem.rename(second, to: renamed)
+        #expect {
+            _ = try recover(directory)
+        } throws: { error in
+            "\(error)".contains("\(renamed) is damaged at byte 0: the segment header is not valid")
+        }
+        #expect(try FileSystem.fileSize(renamed) == Int64(16 + 2 * 31), "records 6 and 7 are still there")
+    }
 }
