@@ -109,4 +109,21 @@ extension JournalRecoveryUnitTests {
         }
         #expect(try FileSystem.fileSize(renamed) == Int64(16 + 2 * 31), "records 6 and 7 are still there")
     }
+
+    @Test("a damaged snapshot named seq 0 needs nothing to stand in for it: every start gives the same outcome")
+    func aDamagedSnapshotOfSeqZeroIsSkippedEveryTime() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let snapshot = try SnapshotFile(epoch: epoch, seq: 0, time: 0, model: 0).write(into: directory.path)
+        try flip(snapshot, at: 20)
+        // A crash right after creating the first segment: it ends inside its header.
+        let torn = try FileDescriptor.openFile(
+            directory.file(JournalSegment.name(firstSeq: 1)), .createNew(mode: 0o600))
+        try torn.writeAll([0x4D, 0x4F], at: 0)
+        torn.close()
+        for _ in 1...2 {
+            let (outcome, replayed, restored) = try recover(directory)
+            #expect(outcome.lastSeq == 0 && replayed.isEmpty && restored == nil)
+        }
+    }
 }

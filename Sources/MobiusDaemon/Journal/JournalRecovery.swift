@@ -226,7 +226,8 @@ struct JournalRecovery {
                 }
                 return (snapshot, skipped)
             } catch let problem as SnapshotFile.Problem {
-                let olderCovered = position > 0 || (segments.first.map { $0.firstSeq <= 1 } ?? false)
+                // A snapshot named seq 0 holds no event: nothing needs to stand in for it.
+                let olderCovered = position > 0 || seq == 0 || (segments.first.map { $0.firstSeq <= 1 } ?? false)
                 guard olderCovered else {
                     throw DaemonStartError(
                         description: "the snapshot \(path) is damaged (\(problem)) and no older snapshot or journal "
