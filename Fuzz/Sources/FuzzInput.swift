@@ -1,14 +1,12 @@
 /// The fuzzer's bytes read as a plan: numbers, choices and byte strings, in order. Past the end every read gives
 /// zeros (and empty strings), so any input, the empty one too, is a complete plan.
 struct FuzzInput {
-    let bytes: [UInt8]
-    private(set) var position = 0
+    private let bytes: [UInt8]
+    private var position = 0
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
-
-    var isExhausted: Bool { position >= bytes.count }
 
     mutating func byte() -> UInt8 {
         guard position < bytes.count else { return 0 }

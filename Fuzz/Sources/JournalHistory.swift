@@ -135,8 +135,7 @@ struct JournalHistory {
     private static func restart(_ directory: String, _ history: JournalHistory, log: DaemonLog) -> JournalCatalog {
         let recovered = JournalRecovered.run(directory, history: history, log: log)
         guard case .success(let outcome) = recovered.outcome else {
-            check(false, "recovery of an undamaged journal stopped: \(recovered.outcome)")
-            fatalError()
+            fatalError("oracle failed: recovery of an undamaged journal stopped: \(recovered.outcome)")
         }
         check(
             outcome.lastSeq == history.lastSeq,
