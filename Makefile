@@ -27,8 +27,11 @@ BENCH_RUNS ?= 5
 SOAK_SECONDS ?= 600
 SOAK_PLOT ?= .build/soak.png
 SOAK_SMOKE_SECONDS ?= 30
+# Seconds each libFuzzer target runs in `make fuzz` (docs/reliability.md, "Fuzzing").
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build test test-suite test-systemd lint format bench run clean install install-files uninstall soak
+.PHONY: all deps build test test-suite test-systemd fuzz lint format bench run clean install install-files uninstall \
+  soak
 
 all: build
 
@@ -62,6 +65,12 @@ test-suite:
 	BIN="$$($(SWIFT) build --show-bin-path)" Tests/systemd/real-systemd.sh
 	/usr/bin/python3 Tests/soak/soak.py --bin "$$($(SWIFT) build --show-bin-path)" --seconds $(SOAK_SMOKE_SECONDS) \
 	  --plot .build/soak-smoke.png --skip-without-namespaces
+	SWIFT=$(SWIFT) Fuzz/run.sh --smoke
+
+# Every libFuzzer target for FUZZ_SECONDS, in a build of its own (.build/fuzz); prints executions, coverage and
+# findings per target.
+fuzz: deps
+	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
 
 # systemctl reload of the units under a real systemd as PID 1, in a container over an overlay of this machine's root
 # (root only; it says "skipped" where systemd-nspawn cannot run). docs/systemd.md, "Testing under a real systemd".
@@ -76,10 +85,10 @@ soak: build
 	  --seconds $(SOAK_SECONDS) --plot $(SOAK_PLOT) $(if $(SOAK_SEED),--seed $(SOAK_SEED))
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples Plugins
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples Plugins Fuzz
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Examples Plugins
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Examples Plugins Fuzz
 
 bench: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobius-bench

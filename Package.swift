@@ -127,6 +127,18 @@ let package = Package(
     ]
 )
 
+// The libFuzzer targets (docs/reliability.md, "Fuzzing"), only in the build `make fuzz` makes: their program links
+// libFuzzer, which only `-sanitize=fuzzer` provides.
+if Context.environment["MOBIUSD_FUZZ"] == "1" {
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(
+            name: "mobiusd-fuzz",
+            dependencies: ["CLibFuzzer", "MobiusDaemon", "MobiusJSON", "MobiusSystem", "MobiusTestSupport"],
+            path: "Fuzz/Sources"),
+    ]
+}
+
 // Swift 6 language mode and strict concurrency everywhere, set in one place.
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []

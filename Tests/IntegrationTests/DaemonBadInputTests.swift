@@ -56,6 +56,17 @@ struct DaemonBadInputTests {
         try Self.expectHealthy(daemon, acked: 1)
     }
 
+    /// Found by the json fuzz target: reading a number with an exponent past 10^18 as an integer trapped.
+    @Test func anExponentPastTenToTheEighteenIsAnInvalidArgument() throws {
+        let daemon = try DaemonProcess.start()
+        let client = try daemon.connect()
+        for argument in [#"{"since":1e9999999999999999999}"#, #"{"limit":-1e99999999999999999999}"#] {
+            let reply = try client.request("log \(argument)")
+            #expect(reply.errorCode == "InvalidArgument" && reply.lineNumber != nil, "\(reply)")
+        }
+        try Self.expectHealthy(daemon, acked: 0)
+    }
+
     @Test func hugeAndOddStringsAreHandled() throws {
         let daemon = try DaemonProcess.start()
         let client = try daemon.connect()

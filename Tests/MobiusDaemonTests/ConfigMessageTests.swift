@@ -118,4 +118,15 @@ struct ConfigMessageTests {
             UpdateChoices.listed(plugins: ["sound"])
                 == #"{"builtin":"counter"}, {"builtin":"store"} or {"plugin":"sound"}"#)
     }
+
+    @Test("keys and values quoted from the file show control characters as ?, so no escape sequence reaches a terminal")
+    func controlCharactersAreNotPrinted() throws {
+        // Found by the config fuzz target: an unknown key, or a value quoted in a problem, was printed as it was.
+        let unknown = try #require(problem(#"{"\u001b[2J":1}"#))
+        #expect(unknown == "?[2J: unknown key", "\(unknown.debugDescription)")
+        let quoted = try #require(
+            problem(#"{"dbus":[{"bus":"session","type":"t","match":{"sender":"a.b\u007f\u009b31m"}}]}"#))
+        #expect(quoted == #"dbus[0].match.sender: "a.b??31m" is not a bus name (org.example.Name or :1.42)"#)
+        #expect(!quoted.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+    }
 }

@@ -65,6 +65,10 @@ struct DBusConfigTests {
                 "dbus[0].match.path: \"org/x\" is not an object path (/org/example/Object)"
             ),
             (
+                #"{"bus":"session","type":"t","initialRead":{"destination":"a.b","path":"//x","member":"M"}}"#,
+                "dbus[0].initialRead.path: \"//x\" is not an object path (/org/example/Object)"
+            ),
+            (
                 #"{"bus":"session","type":"t","match":{"interface":"NoDots"}}"#,
                 "dbus[0].match.interface: \"NoDots\" is not an interface name (org.example.Iface)"
             ),

@@ -49,4 +49,12 @@ struct PointerTests {
         #expect(try JSONPointer(pointer.description) == pointer)
         #expect(try JSONPointer("/~01").tokens == ["~1"])
     }
+
+    @Test("a ~ or / that a combining mark follows is escaped too")
+    func escapesBeforeCombiningMarks() throws {
+        // Found by the pointer fuzz target: "~\u{301}" is one Character, which a search for "~" did not find.
+        let pointer = JSONPointer(tokens: ["~\u{301}", "/\u{301}x"])
+        #expect(pointer.description == "/~0\u{301}/~1\u{301}x")
+        #expect(try JSONPointer(pointer.description) == pointer)
+    }
 }

@@ -30,6 +30,19 @@ struct ValueModelTests {
         #expect(a != b)
     }
 
+    @Test("exponents past 2^60 saturate: compared, hashed and converted without overflow")
+    func hugeExponents() throws {
+        // Found by the json fuzz target: the 19th digit of such an exponent overflowed `Int`, so comparing the number
+        // or asking for its integer (a `log` request's `since`, a plugin's `id`) trapped.
+        let huge = try #require(JSONNumber(literal: "1e9999999999999999999"))
+        let saturated = try #require(JSONNumber(literal: "1e1152921504606846976"))
+        #expect(huge.int64Value == nil && huge.uint64Value == nil)
+        #expect(huge == saturated && huge.hashValue == saturated.hashValue)
+        #expect(JSONNumber(literal: "-1e-99999999999999999999999") == JSONNumber(literal: "-1e-1152921504606846976"))
+        // Up to 2^60 the exponent is exact.
+        #expect(JSONNumber(literal: "1e1152921504606846975") != saturated)
+    }
+
     @Test("numbers made from Swift values")
     func numbersFromSwift() {
         #expect(JSONNumber(0.1) == JSONNumber(literal: "0.1"))

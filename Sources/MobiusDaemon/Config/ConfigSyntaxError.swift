@@ -52,13 +52,7 @@ struct ConfigSyntaxError {
 
     /// The bytes as text for a terminal: invalid UTF-8 becomes U+FFFD, control characters other than tab `?`.
     static func printable(_ bytes: ArraySlice<UInt8>) -> String {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            result.append(isControl && scalar != "\t" ? "?" : scalar)
-        }
-        return String(result)
+        ConfigError.printable(String(decoding: bytes, as: UTF8.self), keeping: ["\t"])
     }
 
     /// The config error: `line L, column C: not valid JSON: MESSAGE`, then the excerpt.

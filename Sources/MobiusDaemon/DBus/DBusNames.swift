@@ -15,7 +15,8 @@ enum DBusNames {
         guard bytes.first == UInt8(ascii: "/") else { return false }
         if bytes.count == 1 { return true }
         guard bytes.last != UInt8(ascii: "/") else { return false }
-        var previousSlash = false
+        // The leading slash counts: `//a` has an empty first element.
+        var previousSlash = true
         for byte in bytes.dropFirst() {
             if byte == UInt8(ascii: "/") {
                 if previousSlash { return false }

@@ -48,7 +48,7 @@ struct JournalRecovery {
             JournalSegment.firstSeq(ofName: name).map { (firstSeq: $0, path: directory + "/" + name) }
         }.sorted { $0.firstSeq < $1.firstSeq }
         let snapshotSeqs = names.compactMap(SnapshotFile.seq(ofName:)).sorted()
-        let snapshot = try newestSnapshot(snapshotSeqs, segments: segments)
+        let (snapshot, skipped) = try newestSnapshot(snapshotSeqs, segments: segments)
         if let snapshot { try restore(snapshot) }
         let base = snapshot?.seq ?? 0
 
@@ -91,12 +91,16 @@ struct JournalRecovery {
             }
             let header = bytes.withUnsafeBytes { raw in
                 Result { () throws(DaemonStartError) in
-                    try checkHeader(raw, segment.path, firstSeq: segment.firstSeq, isLast: nextFirst == nil)
+                    try checkHeader(
+                        raw, segment.path, firstSeq: segment.firstSeq, after: expected ?? base + 1,
+                        isLast: nextFirst == nil)
                 }
             }
             switch try header.get() {
             case .removed:
                 segments.remove(at: index)
+                // With nothing after it now, an unusable segment before it is the last one: checked again as such.
+                if index == segments.count, unusable.popLast() != nil { index -= 1 }
                 continue
             case .unusable(let problem):
                 unusable.append((segment.firstSeq, problem))
@@ -125,7 +129,10 @@ struct JournalRecovery {
             unusable = []
             let scanned = bytes.withUnsafeBytes { raw in
                 Result { () throws(DaemonStartError) in
-                    try scan(raw, segment.path, firstSeq: segment.firstSeq, base: base, nextFirst: nextFirst) {
+                    try scan(
+                        raw, segment.path, firstSeq: segment.firstSeq, base: base, isLast: nextFirst == nil,
+                        nextFirst: nextFirst.flatMap { confirmed($0, at: segments[index + 1].path) }
+                    ) {
                         seq, event in
                         batch.append((seq, event))
                         if batch.count == Self.replayBatch {
@@ -156,13 +163,20 @@ struct JournalRecovery {
         if let from = gapStart(), from <= base {
             try lost(from...base, missing("the journal ends at seq \(from - 1)"), base: base, into: &damaged)
         }
+        let lastSeq = max((expected ?? 1) - 1, base)
+        // A damaged snapshot's name says how far the history went: what stood in for it must get there.
+        if let skipped, lastSeq < skipped.seq {
+            throw DaemonStartError(
+                description: "the snapshot \(skipped.path) is damaged (\(skipped.problem)) and no older snapshot or "
+                    + "journal can stand in for it: the journal ends at seq \(lastSeq). Restore it from a backup of "
+                    + "\(directory)")
+        }
         for damage in damaged {
             log.error(
                 "the journal cannot serve seq \(damage.firstSeq)...\(damage.lastSeq) to log: \(damage.problem). "
                     + "The model comes from the snapshot at seq \(base), so start-up goes on; log names the range "
                     + "and serves the records after it. A backup of \(directory) may still hold them")
         }
-        let lastSeq = max((expected ?? 1) - 1, base)
         return Outcome(
             snapshot: snapshot, lastSeq: lastSeq, replayed: replayedCount,
             // A damaged snapshot newer than the one used stays on disk (named in the warning) but counts for nothing
@@ -184,11 +198,13 @@ struct JournalRecovery {
         damaged.append(JournalCatalog.Damage(firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound, problem: problem))
     }
 
-    /// The newest snapshot that reads back whole, of this epoch. A damaged one is skipped with a warning when an
-    /// older one and the journal after it can stand in; otherwise start-up stops.
+    /// The newest snapshot that reads back whole, of this epoch, and the newest damaged one skipped for it. A damaged
+    /// one is skipped with a warning when an older one and the journal after it can stand in; otherwise start-up
+    /// stops.
     private func newestSnapshot(
         _ seqs: [UInt64], segments: [(firstSeq: UInt64, path: String)]
-    ) throws(DaemonStartError) -> SnapshotFile? {
+    ) throws(DaemonStartError) -> (SnapshotFile?, skipped: (seq: UInt64, path: String, problem: String)?) {
+        var skipped: (seq: UInt64, path: String, problem: String)?
         for (position, seq) in seqs.enumerated().reversed() {
             let path = directory + "/" + SnapshotFile.name(seq: seq)
             do {
@@ -208,22 +224,24 @@ struct JournalRecovery {
                             + "directory's \(epoch): files of two histories are mixed in \(directory). Move the "
                             + "files that do not belong there away")
                 }
-                return snapshot
+                return (snapshot, skipped)
             } catch let problem as SnapshotFile.Problem {
-                let olderCovered = position > 0 || (segments.first.map { $0.firstSeq <= 1 } ?? false)
+                // A snapshot named seq 0 holds no event: nothing needs to stand in for it.
+                let olderCovered = position > 0 || seq == 0 || (segments.first.map { $0.firstSeq <= 1 } ?? false)
                 guard olderCovered else {
                     throw DaemonStartError(
                         description: "the snapshot \(path) is damaged (\(problem)) and no older snapshot or journal "
                             + "can stand in for it. Restore it from a backup of \(directory)")
                 }
                 log.warning("the snapshot \(path) is damaged (\(problem)); recovering from an older one instead")
+                skipped = skipped ?? (seq, path, problem.description)
             } catch let error as DaemonStartError {
                 throw error
             } catch {
                 throw DaemonStartError(description: "\(error)")
             }
         }
-        return nil
+        return (nil, skipped)
     }
 
     private enum Header {
@@ -235,13 +253,16 @@ struct JournalRecovery {
     }
 
     /// Checks a segment's header. The last segment is removed with a warning when it ends inside its header (a
-    /// crash while it was created) or has no valid header and holds no valid record.
+    /// crash while it was created) or has no valid header and holds no valid record. `next` is the seq the journal
+    /// has reached before it.
     private func checkHeader(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, isLast: Bool
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, after next: UInt64, isLast: Bool
     ) throws(DaemonStartError) -> Header {
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
+            // Records of any seq, from where its name or the journal so far says: the name of a file whose header is
+            // gone may be wrong too (a renamed file).
             let valid = JournalRecord.find(
-                in: raw, from: JournalSegment.headerSize, seqs: firstSeq...UInt64.max, firstSeq: firstSeq)
+                in: raw, from: JournalSegment.headerSize, seqs: 1...UInt64.max, firstSeq: max(firstSeq, next))
             if isLast && valid == nil {
                 log.warning(
                     raw.count < JournalSegment.headerSize
@@ -275,10 +296,11 @@ struct JournalRecovery {
     /// Where no valid next record starts, the rest of the segment is searched for a valid record with a later seq
     /// (`JournalRecord.find`). If there is one, the records between are damaged: start-up stops when any of them
     /// is after `base`, else they are reported and the records after them kept. If there is none, the segment's
-    /// records end there (`endOfRecords`). Nothing that a valid record follows is ever cut off.
+    /// records end there (`endOfRecords`). Nothing that a valid record follows is ever cut off. `nextFirst` is where
+    /// the next segment starts, known only when its header agrees with its name.
     private func scan(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, base: UInt64, nextFirst: UInt64?,
-        each: (UInt64, JSONValue) -> Void
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, base: UInt64, isLast: Bool,
+        nextFirst: UInt64?, each: (UInt64, JSONValue) -> Void
     ) throws(DaemonStartError) -> Scanned {
         var found = Scanned(segment: segment(path, firstSeq, firstSeq - 1, JournalSegment.headerSize))
         var offset = JournalSegment.headerSize
@@ -314,7 +336,7 @@ struct JournalRecovery {
                 .incomplete where JournalRecord.isZero(raw, from: offset):
                 // The zero-filled room the writer kept ahead of its records. The daemon starts a new segment at
                 // every start: the last one gives its unused room back.
-                if nextFirst == nil { truncate(path, at: offset) }
+                if isLast { truncate(path, at: offset) }
                 return found
             case .end:
                 problem = "a run of zeros before other bytes"
@@ -350,6 +372,19 @@ struct JournalRecovery {
             offset = resumeAt
         }
         return found
+    }
+
+    /// `firstSeq` when the segment at `path` has a header that says so. A file's name alone does not tell where the
+    /// next segment starts (a renamed file): records at or after it would be cut off as undone by a storage failure.
+    private func confirmed(_ firstSeq: UInt64, at path: String) -> UInt64? {
+        var header = [UInt8](repeating: 0, count: JournalSegment.headerSize)
+        let count = try? header.withUnsafeMutableBytes { buffer throws(SystemError) in
+            let fd = try FileDescriptor.openFile(path, .readOnly)
+            defer { fd.close() }
+            return try fd.read(into: buffer, at: 0)
+        }
+        guard count == header.count else { return nil }
+        return header.withUnsafeBytes { JournalSegment.firstSeq(inHeader: $0) } == firstSeq ? firstSeq : nil
     }
 
     /// The segment's records end at `offset`, and no valid record follows in it. When this is the last segment,

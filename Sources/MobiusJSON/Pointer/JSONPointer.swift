@@ -99,11 +99,19 @@ public struct JSONPointer: Sendable, Hashable {
 extension JSONPointer: CustomStringConvertible {
     /// The string form, with `~` written as `~0` and `/` as `~1`.
     public var description: String {
-        var result = ""
+        var result = String.UnicodeScalarView()
         for token in tokens {
-            result += "/"
-            result += token.replacing("~", with: "~0").replacing("/", with: "~1")
+            result.append("/")
+            // Scalar by scalar: a `~` that a combining mark follows is one `Character` with it, which a search for
+            // the character `~` misses.
+            for scalar in token.unicodeScalars {
+                switch scalar {
+                case "~": result.append(contentsOf: "~0".unicodeScalars)
+                case "/": result.append(contentsOf: "~1".unicodeScalars)
+                default: result.append(scalar)
+                }
+            }
         }
-        return result
+        return String(result)
     }
 }

@@ -52,7 +52,10 @@ struct DecimalValue: Hashable {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let digit = byte &- UInt8(ascii: "0")
                 if part == 2 {
-                    if exponent < DecimalValue.exponentLimit { exponent = exponent * 10 + Int(digit) }
+                    // Saturates at the limit, before another digit could overflow `Int`.
+                    exponent =
+                        exponent <= (DecimalValue.exponentLimit - Int(digit)) / 10
+                        ? exponent * 10 + Int(digit) : DecimalValue.exponentLimit
                 } else {
                     if digit != 0 || !digits.isEmpty { digits.append(digit) }
                     if part == 1 { fractionDigits += 1 }
