@@ -22,7 +22,8 @@ APT_PACKAGES += python3-venv python3-setuptools python3-wheel
 APT_PACKAGES += systemd-container
 BENCH_RUNS ?= 5
 
-.PHONY: all deps build test test-suite test-systemd lint format bench run clean install install-files uninstall
+.PHONY: all deps build test test-suite test-systemd sanitize sanitize-quick lint format bench run clean install \
+	install-files uninstall
 
 all: build
 
@@ -54,6 +55,21 @@ test-suite:
 	Plugins/test.sh
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/newuser/run.sh
 	BIN="$$($(SWIFT) build --show-bin-path)" Tests/systemd/real-systemd.sh
+	$(MAKE) --no-print-directory sanitize-quick
+
+# The whole suite under AddressSanitizer (with LeakSanitizer), then under ThreadSanitizer, each built in a scratch
+# path of its own (.build/asan, .build/tsan), inside Tests/host-check.sh; fails on a failed test or on any sanitizer
+# report, and runs both either way (docs/reliability.md, "Sanitizers"). Tests/sanitize/tsan-locks.sh first shows why
+# the TSan build replaces Mutex.
+sanitize: deps
+	Tests/sanitize/tsan-locks.sh
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/host-check.sh Tests/sanitize/run.sh address thread
+
+# The short form make test runs: mobiusd, mobiusctl and mobiusd-beep built under each sanitizer, driven by a few
+# suites of the normal test bundle (Tests/sanitize/run.sh --quick).
+sanitize-quick:
+	Tests/sanitize/tsan-locks.sh
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/sanitize/run.sh --quick address thread
 
 # systemctl reload of the units under a real systemd as PID 1, in a container over an overlay of this machine's root
 # (root only; it says "skipped" where systemd-nspawn cannot run). docs/systemd.md, "Testing under a real systemd".

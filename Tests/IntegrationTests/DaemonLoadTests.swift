@@ -1,8 +1,9 @@
 import MobiusJSON
+import MobiusTestSupport
 import Testing
 
 /// docs/protocol.md 1.5 under load: many clients, slow readers, and pipelining clients that never read.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonLoadTests {
     static let increment = #"{"type":"increment"}"#
     static let rssLimit = 64 << 20
@@ -55,7 +56,7 @@ struct DaemonLoadTests {
             peak = max(peak, try daemon.residentBytes())
         }
         #expect(slowest < .seconds(5), "a batch of 1000 acks took \(slowest) while a subscriber did not read")
-        #expect(peak < Self.rssLimit, "RSS peaked at \(peak) bytes (baseline \(baseline))")
+        #expect(Sanitizer.inflatesMemory || peak < Self.rssLimit, "RSS peaked at \(peak) bytes (baseline \(baseline))")
         let status = try writer.request("status")
         #expect(status["subscribers"] == 1, "the slow subscriber is still subscribed: \(status)")
 
@@ -109,7 +110,7 @@ struct DaemonLoadTests {
         }
         #expect(offset < payload.count, "the daemon read all \(payload.count) bytes although no reply was read")
         let stalledRSS = try daemon.residentBytes()
-        #expect(stalledRSS < Self.rssLimit, "RSS \(stalledRSS) bytes while stalled")
+        #expect(Sanitizer.inflatesMemory || stalledRSS < Self.rssLimit, "RSS \(stalledRSS) bytes while stalled")
         let other = try daemon.connect()
         let ping = try other.request("ping")
         #expect(ping.ok == true, "other clients are served while this one is stalled: \(ping)")
@@ -136,7 +137,7 @@ struct DaemonLoadTests {
         #expect(expected == Int64(total) + 1, "got \(expected - 1) of \(total) acks")
         let model = try other.request("model")
         #expect(model.seq == Int64(total) && model.model == .number(JSONNumber(total)), "\(model)")
-        #expect(try daemon.residentBytes() < Self.rssLimit)
+        #expect(try Sanitizer.inflatesMemory || daemon.residentBytes() < Self.rssLimit)
     }
 
     @Test func pipelinedHundredThousandEventsWithDefaultLimitsStayBounded() throws {
@@ -171,6 +172,6 @@ struct DaemonLoadTests {
             if client.sawEndOfFile { break }
         }
         #expect(acks == Int64(total))
-        #expect(peak < Self.rssLimit, "RSS \(peak) bytes with 100,000 unread acks")
+        #expect(Sanitizer.inflatesMemory || peak < Self.rssLimit, "RSS \(peak) bytes with 100,000 unread acks")
     }
 }

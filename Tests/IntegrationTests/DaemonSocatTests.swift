@@ -4,7 +4,7 @@ import MobiusJSON
 import Testing
 
 /// The documented client path: socat, exactly as the README and the start-up banner show it.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonSocatTests {
     /// Fails (does not skip) when socat is missing: the README promises it works.
     static func requireSocat() throws {

@@ -4,7 +4,7 @@ import MobiusJSON
 import Testing
 
 /// docs/protocol.md 1.1 and 4: the socket file's life (stale files, a live owner, mode) and a clean SIGTERM.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonSocketFileTests {
     static let increment = #"{"type":"increment"}"#
 

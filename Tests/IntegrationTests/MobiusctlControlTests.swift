@@ -5,7 +5,7 @@ import Testing
 
 /// `mobiusctl reload` and `mobiusctl plugin restart NAME` against a real mobiusd: the exit status is the outcome
 /// (what `ExecReload=` in the units hands to `systemctl reload`), the summary or the reason is printed.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct MobiusctlControlTests {
     static let counter = #"{"app":"counter","update":{"builtin":"counter"}}"#
 

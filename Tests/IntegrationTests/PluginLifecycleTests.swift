@@ -4,7 +4,7 @@ import Testing
 
 /// docs/protocol.md 2.1, 2.2, 2.4: start-up handshakes that fail, the start limit, protocol violations, shutdown
 /// escalation, process groups, and routing conflicts.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct PluginLifecycleTests {
     private func start(_ worker: JSONValue) throws -> (DaemonProcess, DaemonLineClient) {
         let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["worker": worker]))
