@@ -16,7 +16,8 @@ let package = Package(
     ],
     // The sanitizer builds of make sanitize (docs/reliability.md, "Sanitizers"); no other build enables them.
     traits: [
-        .trait(name: "ASan", description: "AddressSanitizer build: every process's reports go to .build/sanitizer-reports"),
+        .trait(
+            name: "ASan", description: "AddressSanitizer build: every process's reports go to .build/sanitizer-reports"),
         .trait(name: "TSan", description: "ThreadSanitizer build: reports as ASan; Mutex is a pthread mutex TSan sees"),
     ],
     targets: [

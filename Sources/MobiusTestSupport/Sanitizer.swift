@@ -9,11 +9,11 @@ package enum Sanitizer: String {
     /// test build run against sanitized binaries, as make test does), else `nil`.
     package static let current: Sanitizer? = {
         #if TSan
-        return .thread
+            return .thread
         #elseif ASan
-        return .address
+            return .address
         #else
-        return SystemProcess.environment("MOBIUSD_TEST_SANITIZER").flatMap(Sanitizer.init(rawValue:))
+            return SystemProcess.environment("MOBIUSD_TEST_SANITIZER").flatMap(Sanitizer.init(rawValue:))
         #endif
     }()
 

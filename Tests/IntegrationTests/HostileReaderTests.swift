@@ -81,7 +81,9 @@ struct HostileReaderTests {
             pings += 1
             usleep(100_000)
         }
-        #expect(Sanitizer.inflatesMemory || peak - baseline <= Self.growthLimit, "RSS grew from \(baseline >> 20) to \(peak >> 20) MiB")
+        #expect(
+            Sanitizer.inflatesMemory || peak - baseline <= Self.growthLimit,
+            "RSS grew from \(baseline >> 20) to \(peak >> 20) MiB")
         #expect(sent >= 40_000 * line.utf8.count, "the flood sent 40,000 events or more (\(sent) bytes)")
         #expect(pings >= 20)
         let applied = try #require(try other.request("status").seq)

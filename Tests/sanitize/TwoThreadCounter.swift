@@ -6,9 +6,9 @@ import Synchronization
 
 enum Shared {
     #if PTHREAD_LOCK
-    static let counter = PthreadMutex<Int>(0)
+        static let counter = PthreadMutex<Int>(0)
     #else
-    static let counter = Mutex<Int>(0)
+        static let counter = Mutex<Int>(0)
     #endif
 }
 
@@ -16,10 +16,16 @@ func addMany() {
     for _ in 0..<100_000 { Shared.counter.withLock { $0 += 1 } }
 }
 
+/// `addMany` as a thread's start routine.
+func addManyOnThread(_: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    addMany()
+    return nil
+}
+
 @main enum TwoThreadCounter {
     static func main() {
         var thread = pthread_t()
-        pthread_create(&thread, nil, { _ in addMany(); return nil }, nil)
+        pthread_create(&thread, nil, addManyOnThread, nil)
         addMany()
         pthread_join(thread, nil)
         print(Shared.counter.withLock { $0 })

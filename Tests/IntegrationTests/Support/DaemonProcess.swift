@@ -100,7 +100,8 @@ final class DaemonProcess {
             }
             if ContinuousClock.now >= deadline {
                 throw DaemonTestError(
-                    "\(command) did not accept on \(socketPath) within \(TestTime.scaled(timeout)); stderr:\n\(standardError)")
+                    "\(command) did not accept on \(socketPath) within \(TestTime.scaled(timeout)); stderr:\n\(standardError)"
+                )
             }
             try? SystemClock.sleep(nanoseconds: 2_000_000)
         }
@@ -128,7 +129,8 @@ final class DaemonProcess {
     func waitForExit(timeout: Duration = .seconds(15)) throws -> DaemonExit {
         if let exit { return exit }
         guard let ended = child.termination(within: timeout) else {
-            throw DaemonTestError("\(command) (pid \(pid)) still running after \(TestTime.scaled(timeout)); stderr:\n\(standardError)")
+            throw DaemonTestError(
+                "\(command) (pid \(pid)) still running after \(TestTime.scaled(timeout)); stderr:\n\(standardError)")
         }
         exit = ended
         return ended

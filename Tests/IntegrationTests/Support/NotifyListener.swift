@@ -35,7 +35,8 @@ final class NotifyListener {
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
-                throw DaemonTestError("no sd_notify message with \(description) within \(TestTime.scaled(timeout)); got \(texts)")
+                throw DaemonTestError(
+                    "no sd_notify message with \(description) within \(TestTime.scaled(timeout)); got \(texts)")
             }
             let nanoseconds =
                 UInt64(left.components.seconds) * 1_000_000_000 + UInt64(left.components.attoseconds / 1_000_000_000)

@@ -154,7 +154,11 @@ final class PluginDriver: @unchecked Sendable {
             let deadline = SystemProcess.monotonicNanoseconds() + PluginDriver.hangGuard
             while messages.isEmpty && !ended {
                 let now = SystemProcess.monotonicNanoseconds()
-                if now >= deadline { throw DriverError("the plugin sent nothing for \(PluginDriver.hangGuard / 1_000_000_000) s; stderr: \(stderrTail)") }
+                if now >= deadline {
+                    throw DriverError(
+                        "the plugin sent nothing for \(PluginDriver.hangGuard / 1_000_000_000) s; stderr: \(stderrTail)"
+                    )
+                }
                 condition.wait(timeoutNanoseconds: deadline - now)
             }
             // Not `messages.isEmpty ? nil : …`: there `nil` would be JSONValue's nil literal, `.null`.
