@@ -118,7 +118,7 @@ struct DaemonLoadTests {
 
         // Phase 2: read the replies (and send the rest): every event is applied once, acks in order.
         var expected: Int64 = 1
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + TestTime.scaled(.seconds(60))
         while expected <= Int64(total) && ContinuousClock.now < deadline {
             if offset < payload.count {
                 offset += try client.sendWithoutBlocking(payload[offset...])
@@ -150,7 +150,7 @@ struct DaemonLoadTests {
         var offset = 0
         var acks: Int64 = 0
         var peak = 0
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + TestTime.scaled(.seconds(60))
         while acks < Int64(total) && ContinuousClock.now < deadline {
             if offset < payload.count {
                 offset += try client.sendWithoutBlocking(payload[offset...])

@@ -1,5 +1,6 @@
 import Glibc
 import MobiusJSON
+import MobiusTestSupport
 import Testing
 
 /// docs/protocol.md 2.1, 2.2, 2.4: start-up handshakes that fail, the start limit, protocol violations, shutdown
@@ -20,8 +21,11 @@ struct PluginLifecycleTests {
     ])
     func failedHandshakeRestartsUntilTheStartLimit(mode: String, reason: String) throws {
         let restart: JSONValue = ["initialDelay": 0.02, "maxDelay": 0.05, "burst": 3, "interval": 60]
+        // A sanitized daemon starts the plugin slower: the handshake's time is scaled, or `exit-early` could time out.
+        let startTimeout = JSONValue.number(JSONNumber(2 * TestTime.scale))
         let entry = PluginFixtures.behave(
-            options: ["mode": .string(mode)], ["restart": restart, "startTimeout": 2, "onError": ["type": "failed"]])
+            options: ["mode": .string(mode)],
+            ["restart": restart, "startTimeout": startTimeout, "onError": ["type": "failed"]])
         let (daemon, client) = try start(entry)
         try DaemonTraffic.eventually("the plugin ends up failed after 3 starts", timeout: .seconds(20)) {
             try worker(client)?["state"] == "failed"

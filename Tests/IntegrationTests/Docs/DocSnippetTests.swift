@@ -70,7 +70,7 @@ struct DocSnippetTests {
         let daemon = DocFence(file: "x.md", line: 1, language: "sh", marks: "", body: ".build/debug/mobiusd -x &\n")
         #expect(
             DocSnippetScript.script(for: daemon, xdgRuntimeDirectory: true).contains(
-                ".build/debug/mobiusd -x &\n__doccheck_wait_ready"))
+                DocSnippetScript.withBuildUnderTest(".build/debug/mobiusd") + " -x &\n__doccheck_wait_ready"))
         #expect(DocSnippetScript.backgroundCommand("a && b") == nil)
     }
 
