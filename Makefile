@@ -65,8 +65,8 @@ sanitize: deps
 	Tests/sanitize/tsan-locks.sh
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/host-check.sh Tests/sanitize/run.sh address thread
 
-# The short form make test runs: mobiusd, mobiusctl and mobiusd-beep built under each sanitizer, driven by a few
-# suites of the normal test bundle (Tests/sanitize/run.sh --quick).
+# The short form make test runs: mobiusd built under each sanitizer, driven by a few suites of the normal test
+# bundle (Tests/sanitize/run.sh --quick).
 sanitize-quick:
 	Tests/sanitize/tsan-locks.sh
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/sanitize/run.sh --quick address thread

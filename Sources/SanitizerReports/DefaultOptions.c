@@ -47,3 +47,18 @@ __attribute__((used, visibility("default"))) NOT_SANITIZED const char *__asan_de
 __attribute__((used, visibility("default"))) NOT_SANITIZED const char *__tsan_default_options(void) {
     return optionsFor("tsan", "second_deadlock_stack=1");
 }
+
+// LeakSanitizer's suppressions, each for one reason (docs/reliability.md, "Sanitizers").
+__attribute__((used, visibility("default"))) NOT_SANITIZED const char *__lsan_default_suppressions(void) {
+    return
+        // swift test starts the test bundle's XCTest runner first (the package has no XCTest tests), which leaves
+        // its empty suite objects in a reference cycle.
+        "leak:libXCTest.so\n"
+        // An object's weak-reference side table is reached through a shifted pointer in the object's header, which
+        // LeakSanitizer cannot follow; the table is freed with its object.
+        "leak:formWeakReference\n"
+        // An indirect enum's value is a pointer to its box with the case in the pointer's spare bits, which
+        // LeakSanitizer does not take for a pointer: every box of a case but the first looks leaked.
+        "leak:DBusArgument\n"
+        "leak:DBusType\n";
+}

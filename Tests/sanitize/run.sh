@@ -11,8 +11,8 @@
 #
 # In full: `swift test` with everything built under the sanitizer (the integration tests start the sanitized
 # mobiusd, mobiusctl, plugins and fixtures), then the README tour of Tests/newuser/run.sh with the sanitized
-# binaries. --quick (what make test runs): only mobiusd, mobiusctl and mobiusd-beep are built under the sanitizer,
-# and the normal build's test bundle runs QUICK_SUITES against them.
+# binaries. --quick (what make test runs): only mobiusd is built under the sanitizer, and the normal build's test
+# bundle runs QUICK_SUITES against it.
 #
 # Every sanitized process writes its reports to .build/sanitizer-reports/TOOL.PROGRAM.PID, whatever environment it was
 # started with (Sources/SanitizerReports). The run fails when a test fails or when any report was written; each
@@ -63,9 +63,7 @@ run() {
     start=$(now)
     if [ "$quick" = 1 ]; then
         "$SWIFT" build "${build_flags[@]}" --build-tests || return 1
-        for product in mobiusd mobiusctl mobiusd-beep; do
-            "$SWIFT" build "${flags[@]}" --product "$product" || return 1
-        done
+        "$SWIFT" build "${flags[@]}" --product mobiusd || return 1
     else
         "$SWIFT" build "${flags[@]}" --build-tests || return 1
     fi
@@ -76,7 +74,7 @@ run() {
     if [ "$quick" = 1 ]; then
         # The normal test bundle against the sanitized binaries, told which sanitizer they have (MobiusTestSupport's
         # Sanitizer: its waits are longer, RSS bounds are not checked).
-        MOBIUSD_TEST_BINARY=$bin/mobiusd MOBIUSCTL_TEST_MOBIUSD=$bin/mobiusd MOBIUSD_TEST_SANITIZER=$sanitizer \
+        MOBIUSD_TEST_BINARY=$bin/mobiusd MOBIUSD_TEST_SANITIZER=$sanitizer \
             "$SWIFT" test "${build_flags[@]}" --skip-build --filter "$QUICK_SUITES" >"$log" 2>&1 || status=1
     else
         "$SWIFT" test "${flags[@]}" --skip-build >"$log" 2>&1 || status=1
@@ -97,12 +95,26 @@ run() {
         fi
     fi
 
-    found=$(find "$reports" -name "$tool.*" | sort)
+    # A process that wrote an error or a warning; LeakSanitizer also writes a file that only counts the
+    # suppressions it applied.
+    found=$(grep -lE '(ERROR|WARNING): ' "$reports/$tool".* 2>/dev/null | sort || true)
+    local suppressed
+    suppressed=$(cat "$reports/$tool".* 2>/dev/null | awk '
+        /^Suppressions used:/ { counting = 1; next }
+        counting && $1 ~ /^[0-9]+$/ { uses[$3] += $1 }
+        /^-+$/ { counting = 0 }
+        END { for (name in uses) printf " %s (%d)", name, uses[name] }')
+    [ -z "$suppressed" ] || echo "sanitize: $sanitizer: suppressions applied:$suppressed"
     if [ -n "$found" ]; then
+        # Each report's first error line and summary, then the first report whole.
         for report in $found; do
-            echo "sanitize: $sanitizer: report $report:" >&2
-            head -n 60 "$report" >&2
+            local first
+            first=$(grep -m 1 -E '(ERROR|WARNING): ' "$report" | sed 's/^==[^=]*==[0-9]*==//')
+            echo "sanitize: $sanitizer: $report: $first" >&2
+            grep -m 1 '^SUMMARY:' "$report" | sed 's/^/    /' >&2 || true
         done
+        echo "sanitize: $sanitizer: the first report:" >&2
+        head -n 80 "$(head -n 1 <<<"$found")" >&2
         echo "sanitize: $sanitizer: $(wc -l <<<"$found") process(es) wrote reports" >&2
         status=1
     else

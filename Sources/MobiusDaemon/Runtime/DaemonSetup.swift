@@ -169,6 +169,7 @@ struct DaemonSetup<Model, Event, Effect> {
                     app: setup.app, listener: listener, signals: signals, settings: setup.settings,
                     log: log, stats: stats, journal: journal, plugins: setup.plugins,
                     dbusSources: setup.config.dbus)
+                KeptUntilExit.keep(runtime)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
                 try journal.recover(into: runtime.loop)
                 journal.attach(to: runtime)

@@ -194,6 +194,19 @@ final class DaemonLineClient {
         return lines
     }
 
+    /// Every remaining byte until the end of file, as text; throws if the connection stays open past `timeout`
+    /// (times `TestTime.scale`). For a reader that must keep up with the daemon: it splits no lines while it reads.
+    func readTextUntilEndOfFile(timeout: Duration = .seconds(10)) throws -> String {
+        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
+        while !sawEndOfFile {
+            guard try fill(until: deadline) else {
+                throw DaemonTestError("the daemon did not close within \(TestTime.scaled(timeout))")
+            }
+        }
+        defer { bufferStart = buffer.count }
+        return String(decoding: buffer[bufferStart...], as: UTF8.self)
+    }
+
     /// Every remaining line until a clean end of file; throws if the connection stays open past `timeout` (times
     /// `TestTime.scale`).
     func readUntilEndOfFile(timeout: Duration = .seconds(10)) throws -> [String] {
