@@ -30,8 +30,8 @@ SOAK_SMOKE_SECONDS ?= 30
 # Seconds each libFuzzer target runs in `make fuzz` (docs/reliability.md, "Fuzzing").
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build test test-suite test-systemd fuzz lint format bench run clean install install-files uninstall \
-  soak
+.PHONY: all deps build test test-suite test-systemd fuzz sanitize sanitize-quick lint format bench run clean \
+  install install-files uninstall soak
 
 all: build
 
@@ -66,11 +66,26 @@ test-suite:
 	/usr/bin/python3 Tests/soak/soak.py --bin "$$($(SWIFT) build --show-bin-path)" --seconds $(SOAK_SMOKE_SECONDS) \
 	  --plot .build/soak-smoke.png --skip-without-namespaces
 	SWIFT=$(SWIFT) Fuzz/run.sh --smoke
+	$(MAKE) --no-print-directory sanitize-quick
 
 # Every libFuzzer target for FUZZ_SECONDS, in a build of its own (.build/fuzz); prints executions, coverage and
 # findings per target.
 fuzz: deps
 	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
+
+# The whole suite under AddressSanitizer (with LeakSanitizer), then under ThreadSanitizer, each built in a scratch
+# path of its own (.build/asan, .build/tsan), inside Tests/host-check.sh; fails on a failed test or on any sanitizer
+# report, and runs both either way (docs/reliability.md, "Sanitizers"). Tests/sanitize/tsan-locks.sh first shows why
+# the TSan build replaces Mutex.
+sanitize: deps
+	Tests/sanitize/tsan-locks.sh
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/host-check.sh Tests/sanitize/run.sh address thread
+
+# The short form make test runs: mobiusd built under each sanitizer, driven by a few suites of the normal test
+# bundle (Tests/sanitize/run.sh --quick).
+sanitize-quick:
+	Tests/sanitize/tsan-locks.sh
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" Tests/sanitize/run.sh --quick address thread
 
 # systemctl reload of the units under a real systemd as PID 1, in a container over an overlay of this machine's root
 # (root only; it says "skipped" where systemd-nspawn cannot run). docs/systemd.md, "Testing under a real systemd".

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -13,6 +13,12 @@ let package = Package(
         .library(name: "MobiusPlugin", targets: ["MobiusPlugin"]),
         .executable(name: "mobiusd", targets: ["mobiusd"]),
         .executable(name: "mobiusctl", targets: ["mobiusctl"]),
+    ],
+    // The sanitizer builds of make sanitize (docs/reliability.md, "Sanitizers"); no other build enables them.
+    traits: [
+        .trait(
+            name: "ASan", description: "AddressSanitizer build: every process's reports go to .build/sanitizer-reports"),
+        .trait(name: "TSan", description: "ThreadSanitizer build: reports as ASan; Mutex is a pthread mutex TSan sees"),
     ],
     targets: [
         .target(name: "MobiusCore"),
@@ -61,7 +67,8 @@ let package = Package(
         .executableTarget(
             name: "todo-daemon", dependencies: ["TodoApp", "MobiusDaemon"], path: "Examples/Todo/Sources/todo-daemon"),
         .testTarget(
-            name: "TodoAppTests", dependencies: ["TodoApp", "MobiusTest", "MobiusCore", "MobiusJSON", "todo-daemon"],
+            name: "TodoAppTests",
+            dependencies: ["TodoApp", "MobiusTest", "MobiusCore", "MobiusJSON", "MobiusTestSupport", "todo-daemon"],
             path: "Examples/Todo/Tests/TodoAppTests"),
         // A power/sleep policy fed by logind and UPower signals (Examples/PowerPolicy/README.md).
         .executableTarget(
@@ -81,7 +88,8 @@ let package = Package(
             name: "mobiusd-bench-plugin", dependencies: ["MobiusJSON", "MobiusPlugin"],
             path: "Benchmarks/PluginDaemonBench/Plugin"),
         .testTarget(name: "MobiusJSONTests", dependencies: ["MobiusJSON"]),
-        .testTarget(name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest"]),
+        .testTarget(
+            name: "MobiusCoreTests", dependencies: ["MobiusCore", "MobiusExtras", "MobiusTest", "MobiusTestSupport"]),
         .testTarget(name: "MobiusTestTests", dependencies: ["MobiusCore", "MobiusTest"]),
         .testTarget(
             name: "MobiusDaemonTests",
@@ -139,9 +147,20 @@ if Context.environment["MOBIUSD_FUZZ"] == "1" {
     ]
 }
 
-// Swift 6 language mode and strict concurrency everywhere, set in one place.
+// Linked only under the traits: the sanitizers' default options (C), and the pthread mutex that stands for
+// Synchronization's under ThreadSanitizer.
+let sanitizerTargets: [Target] = [.target(name: "SanitizerReports"), .target(name: "SanitizerLocks")]
+package.targets += sanitizerTargets
+
+// Swift 6 language mode and strict concurrency everywhere, set in one place. Under TSan, a module that uses `Mutex`
+// declares it as SanitizerLocks' `PthreadMutex` (its Mutex+ThreadSanitizer.swift).
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     target.swiftSettings = settings
+    if sanitizerTargets.contains(where: { $0 === target }) { continue }
+    target.dependencies += [
+        .target(name: "SanitizerReports", condition: .when(traits: ["ASan", "TSan"])),
+        .target(name: "SanitizerLocks", condition: .when(traits: ["TSan"])),
+    ]
 }

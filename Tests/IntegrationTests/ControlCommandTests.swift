@@ -4,7 +4,7 @@ import Testing
 
 /// `reload` and `plugin {"restart":NAME}` on the control socket: each is answered once its outcome is known, in
 /// order with the connection's other requests.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct ControlCommandTests {
     @Test func reloadAnswersWithTheOutcome() throws {
         let daemon = try DaemonProcess.start(config: #"{"app":"reloads","update":{"builtin":"counter"}}"#)

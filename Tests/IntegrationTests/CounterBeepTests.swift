@@ -3,7 +3,7 @@ import Testing
 
 /// The embedded counter's beep (docs/protocol.md 6): the bundled `mobiusd-beep` plugin when it is installed next to
 /// `mobiusd`, else a built-in log line.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 1)))
 struct CounterBeepTests {
     @Test func decrementAtZeroBeepsThroughThePluginOrTheLog() throws {
         let daemon = try DaemonProcess.start()

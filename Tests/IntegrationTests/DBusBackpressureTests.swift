@@ -5,7 +5,7 @@ import Testing
 
 /// A D-Bus source is an edge of the daemon: while a plugin's full queue pushes back, its signals wait in the bus
 /// thread's inbox and are applied once the queue has drained (docs/plugins.md, "Backpressure").
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct DBusBackpressureTests {
     @Test func aSignalWaitsWhileAPluginPushesBack() throws {
         let bus = try PrivateBus()

@@ -5,7 +5,7 @@ import Testing
 /// The built-in effects `mobiusd.dbus.call` and `mobiusd.dbus.emit` against a real private bus: typed arguments,
 /// replies and errors as events, timeouts, missing names, arguments that do not fit, emitted signals seen by
 /// another connection.
-@Suite("D-Bus effects", .serialized, .timeLimit(.minutes(3)))
+@Suite("D-Bus effects", .serialized, .timeLimit(.scaled(minutes: 3)))
 struct DBusEffectTests {
     /// Sends `{"type":"do","effect":E}` to the recorder, which emits `E`.
     static func perform(_ client: DaemonLineClient, _ effect: String) throws {

@@ -1,10 +1,11 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// Bad input from the bus (issue 8, item 7): a flood, huge arrays and strings, deep nesting. Each has a defined
 /// outcome: counted, bounded, and the daemon keeps serving.
-@Suite("D-Bus hostile peers", .serialized, .timeLimit(.minutes(3)))
+@Suite("D-Bus hostile peers", .serialized, .timeLimit(.scaled(minutes: 3)))
 struct DBusHostileTests {
     @Test("a flood of signals: every one is applied or counted as dropped, and the socket answers throughout")
     func flood() throws {
@@ -35,7 +36,7 @@ struct DBusHostileTests {
                 daemon.standardError.contains("events are waiting for the loop (the loop is behind)")
             }
         }
-        #expect(try daemon.residentBytes() < 200 << 20)
+        #expect(try Sanitizer.inflatesMemory || daemon.residentBytes() < 200 << 20)
         #expect(try daemon.terminate() == .exited(0))
     }
 
@@ -57,7 +58,7 @@ struct DBusHostileTests {
         try eventually("the small one is applied") { try DBusSourceTests.events(client).count == 1 }
         #expect(try client.dbusStatus("t")["tooLarge"] == 3)
         #expect(try DBusSourceTests.events(client).first?["member"] == "Wide")
-        #expect(try daemon.residentBytes() < 200 << 20)
+        #expect(try Sanitizer.inflatesMemory || daemon.residentBytes() < 200 << 20)
         #expect(daemon.standardError.contains("maxValues"))
         #expect(try daemon.terminate() == .exited(0))
     }

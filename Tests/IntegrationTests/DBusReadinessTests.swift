@@ -4,7 +4,7 @@ import Testing
 
 /// READY=1 and D-Bus sources (docs/protocol.md 3 and 4): it waits for reachable buses' matches and initial reads, never
 /// for an unreachable bus.
-@Suite("D-Bus sources and READY=1", .serialized, .timeLimit(.minutes(2)))
+@Suite("D-Bus sources and READY=1", .serialized, .timeLimit(.scaled(minutes: 2)))
 struct DBusReadinessTests {
     static func start(
         _ bus: PrivateBus, _ listener: NotifyListener, _ scratch: DaemonScratch, source: String

@@ -4,7 +4,7 @@ import Testing
 
 /// SIGHUP with D-Bus sources (issue #7 item 4): a bus whose sources changed is re-matched on a new connection; an
 /// unchanged bus keeps its connection.
-@Suite("D-Bus reload", .serialized, .timeLimit(.minutes(2)))
+@Suite("D-Bus reload", .serialized, .timeLimit(.scaled(minutes: 2)))
 struct DBusReloadTests {
     @Test("a reload that changes a source's match re-matches that bus")
     func reloadReMatches() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// D-Bus sources against a real private dbus-daemon (docs/protocol.md 3): the value mapping of every type, match
 /// filtering, initial reads, and a bus that is unreachable at start.
-@Suite("D-Bus sources", .serialized, .timeLimit(.minutes(3)))
+@Suite("D-Bus sources", .serialized, .timeLimit(.scaled(minutes: 3)))
 struct DBusSourceTests {
     /// The recorder fixture with `sources` (JSON text of the `dbus` array's items, `BUS` replaced by the address).
     static func recorder(_ bus: PrivateBus, sources: [String]) throws -> DaemonProcess {

@@ -5,7 +5,7 @@ import Testing
 /// docs/protocol.md 1.6: peer credentials decide permissions, and connection limits answer `Overloaded`.
 ///
 /// Another user is played by `setpriv --reuid=65534` (nobody) running socat, the documented client.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonAccessTests {
     static let increment = #"{"type":"increment"}"#
     static let nobody: UInt32 = 65534

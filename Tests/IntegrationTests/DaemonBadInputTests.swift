@@ -3,7 +3,7 @@ import Testing
 
 /// Hostile input never crashes the daemon or loses an accepted event: afterwards it answers `ping` and the model
 /// equals the number of acked increments.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonBadInputTests {
     static let increment = #"{"type":"increment"}"#
 

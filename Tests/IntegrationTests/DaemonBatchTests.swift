@@ -4,7 +4,7 @@ import Testing
 /// Big pipelined writes go to the daemon's parse thread in batches; these check that a batch answers exactly as
 /// line-at-a-time handling would: replies in line order, `reply` mode changes mid-batch, `quit`, `LineTooLong` at a
 /// small `maxLineBytes`, and `model` requests that must not pile up.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct DaemonBatchTests {
     static let increment = #"{"type":"increment"}"#
 

@@ -2,7 +2,7 @@ import MobiusJSON
 import Testing
 
 /// docs/protocol.md 1.2/1.3: every command of the control socket against the real daemon.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonCommandTests {
     static let increment = #"{"type":"increment"}"#
 

@@ -4,7 +4,7 @@ import MobiusJSON
 import Testing
 
 /// docs/protocol.md section 6: the command line and the config file, through the real binary.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonConfigCLITests {
     static let goodConfig = """
         {

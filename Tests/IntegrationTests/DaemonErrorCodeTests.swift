@@ -2,7 +2,7 @@ import MobiusJSON
 import Testing
 
 /// docs/protocol.md 1.3: every error code the daemon produces today, with its `line`, and the connection afterwards.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonErrorCodeTests {
     static let increment = #"{"type":"increment"}"#
 

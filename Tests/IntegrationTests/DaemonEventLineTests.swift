@@ -2,7 +2,7 @@ import MobiusJSON
 import Testing
 
 /// docs/protocol.md 1.1/1.2: event lines and line framing on the real control socket.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonEventLineTests {
     static let increment = #"{"type":"increment"}"#
 

@@ -2,7 +2,7 @@ import MobiusJSON
 import Testing
 
 /// docs/protocol.md 1.5: read-EOF from a client means "no more requests", not "gone".
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonHalfCloseTests {
     static let increment = #"{"type":"increment"}"#
 

@@ -1,8 +1,9 @@
 import MobiusJSON
+import MobiusTestSupport
 import Testing
 
 /// docs/protocol.md 1.5 under load: many clients, slow readers, and pipelining clients that never read.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonLoadTests {
     static let increment = #"{"type":"increment"}"#
     static let rssLimit = 64 << 20
@@ -54,8 +55,10 @@ struct DaemonLoadTests {
             sent += 10_000
             peak = max(peak, try daemon.residentBytes())
         }
-        #expect(slowest < .seconds(5), "a batch of 1000 acks took \(slowest) while a subscriber did not read")
-        #expect(peak < Self.rssLimit, "RSS peaked at \(peak) bytes (baseline \(baseline))")
+        #expect(
+            slowest < TestTime.scaled(.seconds(5)),
+            "a batch of 1000 acks took \(slowest) while a subscriber did not read")
+        #expect(Sanitizer.inflatesMemory || peak < Self.rssLimit, "RSS peaked at \(peak) bytes (baseline \(baseline))")
         let status = try writer.request("status")
         #expect(status["subscribers"] == 1, "the slow subscriber is still subscribed: \(status)")
 
@@ -109,7 +112,7 @@ struct DaemonLoadTests {
         }
         #expect(offset < payload.count, "the daemon read all \(payload.count) bytes although no reply was read")
         let stalledRSS = try daemon.residentBytes()
-        #expect(stalledRSS < Self.rssLimit, "RSS \(stalledRSS) bytes while stalled")
+        #expect(Sanitizer.inflatesMemory || stalledRSS < Self.rssLimit, "RSS \(stalledRSS) bytes while stalled")
         let other = try daemon.connect()
         let ping = try other.request("ping")
         #expect(ping.ok == true, "other clients are served while this one is stalled: \(ping)")
@@ -117,7 +120,7 @@ struct DaemonLoadTests {
 
         // Phase 2: read the replies (and send the rest): every event is applied once, acks in order.
         var expected: Int64 = 1
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + TestTime.scaled(.seconds(60))
         while expected <= Int64(total) && ContinuousClock.now < deadline {
             if offset < payload.count {
                 offset += try client.sendWithoutBlocking(payload[offset...])
@@ -136,7 +139,7 @@ struct DaemonLoadTests {
         #expect(expected == Int64(total) + 1, "got \(expected - 1) of \(total) acks")
         let model = try other.request("model")
         #expect(model.seq == Int64(total) && model.model == .number(JSONNumber(total)), "\(model)")
-        #expect(try daemon.residentBytes() < Self.rssLimit)
+        #expect(try Sanitizer.inflatesMemory || daemon.residentBytes() < Self.rssLimit)
     }
 
     @Test func pipelinedHundredThousandEventsWithDefaultLimitsStayBounded() throws {
@@ -149,7 +152,7 @@ struct DaemonLoadTests {
         var offset = 0
         var acks: Int64 = 0
         var peak = 0
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + TestTime.scaled(.seconds(60))
         while acks < Int64(total) && ContinuousClock.now < deadline {
             if offset < payload.count {
                 offset += try client.sendWithoutBlocking(payload[offset...])
@@ -171,6 +174,6 @@ struct DaemonLoadTests {
             if client.sawEndOfFile { break }
         }
         #expect(acks == Int64(total))
-        #expect(peak < Self.rssLimit, "RSS \(peak) bytes with 100,000 unread acks")
+        #expect(Sanitizer.inflatesMemory || peak < Self.rssLimit, "RSS \(peak) bytes with 100,000 unread acks")
     }
 }

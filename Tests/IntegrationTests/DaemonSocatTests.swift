@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import MobiusJSON
+import MobiusTestSupport
 import Testing
 
 /// The documented client path: socat, exactly as the README and the start-up banner show it.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonSocatTests {
     /// Fails (does not skip) when socat is missing: the README promises it works.
     static func requireSocat() throws {
@@ -46,8 +47,10 @@ struct DaemonSocatTests {
         try Self.requireSocat()
         let daemon = try DaemonProcess.start()
         let input = "hello\n{\"type\":\"increment\"}\nnope\nmodel\n"
+        // socat waits 0.5 s for replies after its input ends (`-t`): a sanitized daemon gets that times the scale.
+        let wait = Sanitizer.current == nil ? [] : ["-t", "\(0.5 * Double(TestTime.scale))"]
         let run = try DaemonToolRun.run(
-            "socat", ["-", "UNIX-CONNECT:\(daemon.socketPath)"], stdin: Array(input.utf8))
+            "socat", wait + ["-", "UNIX-CONNECT:\(daemon.socketPath)"], stdin: Array(input.utf8))
         #expect(run.exit == .exited(0), "\(run.stderr)")
         let replies = try run.stdoutLines.map { try DaemonReply(line: $0) }
         #expect(replies.count == 4, "\(run.stdout)")

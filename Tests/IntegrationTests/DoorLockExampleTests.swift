@@ -6,7 +6,7 @@ import Testing
 /// Examples/DoorLock, the door lock of docs/apps.md in both kinds: mobiusd with the Python update plugin (a JSON
 /// app) and the typed Swift `door-lock` binary over `Codable` enums. A client sends both the same `type`-tagged
 /// events and gets the same answers, the same models and the same effects.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct DoorLockExampleTests {
     static let example: String = {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -2,7 +2,7 @@ import Testing
 
 /// docs/protocol.md 1.5 and 2.4: an app's own programming error (an effect that matches two Swift routes) is logged and
 /// counted; it never takes the daemon down.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct HostileAppTests {
     @Test func effectMatchingTwoSwiftRoutesIsLoggedInsteadOfTrapping() throws {
         let scratch = DaemonScratch()

@@ -3,7 +3,7 @@ import Testing
 
 /// docs/protocol.md 1.5 and 6: no config value makes the daemon trap; `--check` refuses what start-up could not run,
 /// naming the key.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct HostileConfigTests {
     /// For each numeric key, a config in which `VALUE` stands for the value under test (plugins get an `exec` that
     /// exists, so only the number can be wrong).

@@ -5,7 +5,7 @@ import Testing
 
 /// docs/protocol.md 1.5, file descriptors: the daemon raises its soft RLIMIT_NOFILE at start, and running out of
 /// descriptors stops accepting for a while instead of spinning on accept and logging every failure.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DaemonSpawn.which("prlimit") != nil, "needs prlimit"))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)), .enabled(if: DaemonSpawn.which("prlimit") != nil, "needs prlimit"))
 struct HostileFileDescriptorTests {
     /// mobiusd started through `prlimit --nofile=SOFT:HARD`, which sets the limits and execs it.
     static func start(soft: Int, hard: Int) throws -> DaemonProcess {

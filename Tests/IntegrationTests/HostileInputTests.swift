@@ -3,7 +3,7 @@ import Testing
 
 /// docs/protocol.md 1.5 (nesting) and the built-in apps' documented rejections: input that once crashed the daemon, grew
 /// a model past what can be replayed, or was silently acked as a no-op.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct HostileInputTests {
     /// The store with room for a 600 KB line, nothing kept on disk.
     static func startStore(model: String = "{}") throws -> DaemonProcess {

@@ -4,7 +4,7 @@ import Testing
 
 /// docs/protocol.md 1.1: the socket's directory is checked before binding, so another local user can never pre-create
 /// it and own the path; missing directories are created with fixed modes.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct HostileSocketDirectoryTests {
     /// A directory `name` in a fresh scratch directory with exactly `mode`, owned by `owner`/`group` when given.
     static func directory(

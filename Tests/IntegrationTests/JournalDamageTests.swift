@@ -7,7 +7,7 @@ import Testing
 /// (docs/durability.md, "Recovery"): a record that a valid record follows is never cut off; junk that no valid
 /// record follows is the end of the log; damage behind the newest snapshot never stops start-up but is reported at
 /// start-up, in `status` and by `log`, which serves what is intact after it.
-@Suite("Journal: damage", .serialized, .timeLimit(.minutes(3)))
+@Suite("Journal: damage", .serialized, .timeLimit(.scaled(minutes: 3)))
 struct JournalDamageTests {
     /// `{"type":"increment"}` as a record: a 24-byte header and 20 bytes of JSON.
     static let recordBytes = 44

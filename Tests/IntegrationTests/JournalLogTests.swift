@@ -4,7 +4,7 @@ import Testing
 
 /// The `log` command (docs/protocol.md 1.2): every event in order, resumable by `since`, bounded by `limit`, streaming
 /// with `follow`, served from the journal's files for readers behind what memory holds.
-@Suite("Journal: log", .serialized, .timeLimit(.minutes(2)))
+@Suite("Journal: log", .serialized, .timeLimit(.scaled(minutes: 2)))
 struct JournalLogTests {
     static let increment = #"{"type":"increment"}"#
 

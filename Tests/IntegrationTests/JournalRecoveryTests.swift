@@ -8,7 +8,7 @@ import Testing
 
 /// Durable state across restarts (docs/protocol.md 1.4 and 5): an acknowledged event survives SIGTERM and SIGKILL, seq
 /// continues, the epoch stays, and damage is either cut off (a torn tail) or stops start-up naming where it is.
-@Suite("Journal: recovery", .serialized, .timeLimit(.minutes(3)))
+@Suite("Journal: recovery", .serialized, .timeLimit(.scaled(minutes: 3)))
 struct JournalRecoveryTests {
     static let increment = #"{"type":"increment"}"#
 

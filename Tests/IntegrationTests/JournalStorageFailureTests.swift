@@ -7,12 +7,12 @@ import Testing
 /// A journal that cannot be written (docs/protocol.md 1.3 `StorageFailure`): the pass is undone, reads go on, and
 /// writing resumes in a new segment when it works again. The failure is real: the daemon runs under a file-size
 /// limit (RLIMIT_FSIZE, through prlimit), so its write fails with EFBIG (it ignores SIGXFSZ).
-@Suite("Journal: storage failure", .serialized, .timeLimit(.minutes(2)))
+@Suite("Journal: storage failure", .serialized, .timeLimit(.scaled(minutes: 2)))
 struct JournalStorageFailureTests {
     @Test func aFailedWriteRejectsThePassAndANewSegmentRecovers() throws {
         guard DaemonSpawn.which("prlimit") != nil else { return }
         let sandbox = JournalSandbox()
-        var daemon = try sandbox.start(launcher: ["prlimit", "--fsize=4096", "--"])
+        var daemon = try sandbox.start(launcher: JournalSandbox.fileSizeLimit(4096))
         var client = try daemon.connect()
         var acked: [Int64] = []
         var failure: DaemonReply?
@@ -58,7 +58,7 @@ struct JournalStorageFailureTests {
         let sandbox = JournalSandbox()
         let state = #""snapshotEvents":10,"segmentBytes":4096"#
         var daemon = try sandbox.start(
-            state: state, update: #"{"builtin":"store"}"#, launcher: ["prlimit", "--fsize=8192", "--"])
+            state: state, update: #"{"builtin":"store"}"#, launcher: JournalSandbox.fileSizeLimit(8192))
         var client = try daemon.connect()
         let padding = String(repeating: "x", count: 100)
         for index in 1...150 {

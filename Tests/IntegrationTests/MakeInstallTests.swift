@@ -5,7 +5,7 @@ import Testing
 /// `make install-files` (what `make install` runs after its release build) with PREFIX and DESTDIR puts the binaries,
 /// units (pointing at the installed binary), man pages, docs and exactly the plugins docs/systemd.md lists where a
 /// package would, and `make uninstall` takes them away again.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DaemonSpawn.which("make") != nil, "make is missing"))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)), .enabled(if: DaemonSpawn.which("make") != nil, "make is missing"))
 struct MakeInstallTests {
     static let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path

@@ -3,7 +3,7 @@ import MobiusJSON
 import Testing
 
 /// The real mobiusctl against a real mobiusd: one request, one reply.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct MobiusctlCommandTests {
     private func json(_ line: String) throws -> JSONValue {
         try JSONValue(parsing: line)

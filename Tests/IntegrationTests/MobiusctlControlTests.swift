@@ -1,11 +1,12 @@
 import Foundation
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// `mobiusctl reload` and `mobiusctl plugin restart NAME` against a real mobiusd: the exit status is the outcome
 /// (what `ExecReload=` in the units hands to `systemctl reload`), the summary or the reason is printed.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct MobiusctlControlTests {
     static let counter = #"{"app":"counter","update":{"builtin":"counter"}}"#
 
@@ -92,7 +93,7 @@ struct MobiusctlControlTests {
         let waited = ContinuousClock.now - started
         #expect(run.exit == .exited(3), "\(run)")
         #expect(run.stderr == "mobiusctl: \(sandbox.socketPath): no answer within 2 s; the reload may still finish\n")
-        #expect(waited >= .seconds(1.9) && waited < .seconds(20), "\(waited)")
+        #expect(waited >= .seconds(1.9) && waited < TestTime.scaled(.seconds(20)), "\(waited)")
         for bad in ["0", "x", "86401", "-1", "0.5", "1e300", ""] {
             let refused = try sandbox.ctl(["--socket", sandbox.socketPath, "reload", "--timeout", bad])
             #expect(refused.exit == .exited(2), "--timeout \(bad): \(refused)")

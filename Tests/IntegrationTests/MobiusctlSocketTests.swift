@@ -1,7 +1,7 @@
 import Testing
 
 /// Which socket mobiusctl talks to, and what it says when nobody answers there.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct MobiusctlSocketTests {
     @Test func socketOptionBeforeAfterAndWithEquals() throws {
         let sandbox = CtlSandbox()

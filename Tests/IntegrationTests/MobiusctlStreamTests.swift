@@ -3,7 +3,7 @@ import MobiusJSON
 import Testing
 
 /// `watch` and `monitor`: streams that end when the daemon stops or on Ctrl-C.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct MobiusctlStreamTests {
     private func json(_ line: String) throws -> JSONValue {
         try JSONValue(parsing: line)

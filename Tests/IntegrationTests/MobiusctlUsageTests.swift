@@ -1,7 +1,7 @@
 import Testing
 
 /// Help, version and usage errors of the built binary (no daemon needed).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct MobiusctlUsageTests {
     static let commands = [
         "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",

@@ -4,7 +4,7 @@ import Testing
 
 /// docs/protocol.md 2.1: `user` and `group` when the daemon runs as root: groups, then gid, then uid, and that user's
 /// HOME.
-@Suite(.serialized, .timeLimit(.minutes(1)), .enabled(if: SystemProcess.userID == 0, "needs root"))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 1)), .enabled(if: SystemProcess.userID == 0, "needs root"))
 struct PluginAccountTests {
     @Test func pluginRunsAsTheConfiguredUserAndGroup() throws {
         let whoami: JSONValue = [

@@ -1,11 +1,12 @@
 import Foundation
 import MobiusJSON
+import MobiusTestSupport
 import Testing
 
 /// docs/protocol.md 2.3: a plugin's host-side queue is bounded by pushing back, never by dropping. When a plugin has
 /// `maxQueued` effects waiting, the daemon stops taking events from the edges (clients, D-Bus, timers) until the
 /// queue drains, while plugin results and plugin events keep flowing; the update plugin's channel is always read.
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 4)))
 struct PluginBackpressureTests {
     /// Waits until `plugin` has handled `count` effects and returns its status entry.
     private func waitForHandled(
@@ -134,7 +135,7 @@ struct PluginBackpressureTests {
         }
         let start = ContinuousClock.now
         try daemon.terminate(timeout: .seconds(10))
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(10)))
     }
 
     /// SIGTERM in the middle of a flood ends the daemon within its stop time.

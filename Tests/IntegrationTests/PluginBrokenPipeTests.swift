@@ -5,7 +5,7 @@ import Testing
 
 /// A plugin whose stdin is gone (closed, or the plugin exited before the daemon wrote to it): the daemon's next
 /// write fails with EPIPE. That is the plugin's end, never the daemon's.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct PluginBrokenPipeTests {
     /// The plugin reads `initialize`, closes its stdin, then answers: the daemon's `initialized` and every request
     /// after it meet a closed pipe. The daemon keeps running and answering, ends the plugin and restarts it.

@@ -1,9 +1,10 @@
 import MobiusJSON
+import MobiusTestSupport
 import Testing
 
 /// docs/protocol.md 2.3: effects go to the plugin that claims their key; events come back tied to the effect, in
 /// `result.events`, or unsolicited; failures become `onError` events; timeouts cancel; progress extends.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct PluginEffectTests {
     private func start(worker: JSONValue, batch: Bool = true) throws -> (DaemonProcess, DaemonLineClient) {
         let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["worker": worker], batch: batch))
@@ -143,7 +144,7 @@ struct PluginEffectTests {
             (try client.request("ping", timeout: .seconds(30)).seq ?? 0) >= 100_001
         }
         let rss = try daemon.residentBytes()
-        #expect(rss < 200 << 20, "resident size stayed bounded: \(rss) bytes")
+        #expect(Sanitizer.inflatesMemory || rss < 200 << 20, "resident size stayed bounded: \(rss) bytes")
         #expect(try client.request("status")["queues"]?["dropped"] == [:], "backpressure, not drops")
         try daemon.terminate()
     }

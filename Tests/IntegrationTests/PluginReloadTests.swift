@@ -5,7 +5,7 @@ import Testing
 
 /// SIGHUP with plugins (issue #7, docs/protocol.md 4): changed plugins restart, unchanged ones keep running, new ones
 /// start, removed ones stop.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct PluginReloadTests {
     @Test func reloadRestartsOnlyWhatChanged() throws {
         let scratch = DaemonScratch()

@@ -4,7 +4,7 @@ import Testing
 
 /// Examples/PowerPolicy against stand-ins for logind and UPower on a private bus (same names, paths, interfaces and
 /// signatures; Examples/PowerPolicy/standins.py): the example's own config, with the bus pointed at the private one.
-@Suite("Example: power policy", .serialized, .timeLimit(.minutes(2)))
+@Suite("Example: power policy", .serialized, .timeLimit(.scaled(minutes: 2)))
 struct PowerPolicyExampleTests {
     @discardableResult
     static func standIn(_ bus: PrivateBus, _ member: String, _ arguments: String...) throws -> DaemonToolRun {

@@ -5,7 +5,7 @@ import Testing
 /// docs/protocol.md 1.1 and 4: a socket systemd passes (here `systemd-socket-activate`, which does what a .socket unit
 /// does) is used instead of binding, the one named `control` preferred, and never unlinked.
 @Suite(
-    .serialized, .timeLimit(.minutes(2)),
+    .serialized, .timeLimit(.scaled(minutes: 2)),
     .enabled(
         if: SystemTools.socketActivate != nil && SystemTools.socat != nil,
         "systemd-socket-activate or socat is missing: `make deps` installs the Debian packages systemd and socat"))

@@ -6,7 +6,7 @@ import Testing
 /// gives timestamped lines with levels; `--log-level` filters all of them. journald is played by a socket the test
 /// owns, mounted into the daemon's private mount namespace (`unshare`, which the tests can use as root).
 @Suite(
-    .serialized, .timeLimit(.minutes(2)),
+    .serialized, .timeLimit(.scaled(minutes: 2)),
     .enabled(
         if: SystemTools.canUnshareMounts,
         "unshare --mount is missing or not permitted (the tests run as root with CAP_SYS_ADMIN)"))

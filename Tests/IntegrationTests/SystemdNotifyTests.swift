@@ -6,7 +6,7 @@ import Testing
 /// docs/protocol.md 4 against a NOTIFY_SOCKET listener the test owns: READY=1 only once the socket accepts, STATUS kept
 /// current, STOPPING=1 and exit 0 on SIGTERM, RELOADING=1 then READY=1 on SIGHUP, WATCHDOG=1 at half of
 /// WATCHDOG_USEC from the loop's own thread (a wedged update stops it), and no harm from a broken environment.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct SystemdNotifyTests {
     static let increment = #"{"type":"increment"}"#
 

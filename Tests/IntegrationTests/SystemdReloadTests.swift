@@ -5,7 +5,7 @@ import Testing
 /// docs/protocol.md 4 and issue #7: SIGHUP re-reads and validates the config. A valid one applies access lists and socket
 /// limits to open connections too and reports settings that need a restart; an invalid one keeps the old config and
 /// says why; without `--config` nothing is reloaded. Each reload ends with READY=1, which the tests wait for.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct SystemdReloadTests {
     static let increment = #"{"type":"increment"}"#
 

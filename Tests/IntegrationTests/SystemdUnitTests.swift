@@ -5,7 +5,7 @@ import Testing
 /// The units in systemd/ (issue #7): `systemd-analyze verify` passes for every one, the system services score at most
 /// 2.0 in `systemd-analyze security --offline=yes`, and each service keeps the lines the daemon relies on.
 @Suite(
-    .serialized, .timeLimit(.minutes(2)),
+    .serialized, .timeLimit(.scaled(minutes: 2)),
     .enabled(
         if: SystemTools.analyze != nil, "systemd-analyze is missing: `make deps` installs the Debian package systemd"))
 struct SystemdUnitTests {

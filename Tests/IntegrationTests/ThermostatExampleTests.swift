@@ -6,7 +6,7 @@ import Testing
 /// Examples/Thermostat end to end: mobiusd runs the app whose update is a Python plugin (the SDK's updateBatch),
 /// and its effects go to the file plugin (the status file) and the shell logger plugin (a syslog socket the test
 /// owns), all real processes.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct ThermostatExampleTests {
     static let example: String = {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 11 item 1: a typed app's binary is its own program. The built `todo-daemon` is run as a user would run it;
 /// its help, version, errors and banner carry its name, its summary and its example event, never mobiusd's counter.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct TypedAppIdentityTests {
     static var todoDaemon: String { DaemonSpawn.fixture("todo-daemon") }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// docs/protocol.md 2.5: SIGHUP restarts an update plugin whose files changed, keeping the model; nothing is
 /// replayed. Editing the update plugin and reloading is the edit loop.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct UpdatePluginEditLoopTests {
     @Test func aReloadAfterAnEditRestartsTheUpdatePluginAndKeepsTheModel() throws {
         let scratch = DaemonScratch()

@@ -3,7 +3,7 @@ import Testing
 
 /// docs/protocol.md 2.5: an event the update plugin dies on every time is rejected alone with `PluginCrashed`; the rest of
 /// its batch is applied, and those deaths do not use up the plugin's restart budget.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct UpdatePluginPoisonTests {
     private func start(batch: Bool) throws -> (DaemonProcess, DaemonLineClient) {
         let config = PluginFixtures.config(

@@ -4,7 +4,7 @@ import Testing
 
 /// docs/protocol.md 2.5 and 5: replay after a crash goes through the update plugin (in batches), then `init` runs on
 /// the recovered model.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct UpdatePluginRecoveryTests {
     @Test(arguments: [false, true])
     func crashThenRestartReplaysThroughThePlugin(batch: Bool) throws {

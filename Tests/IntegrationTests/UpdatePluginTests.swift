@@ -3,7 +3,7 @@ import Testing
 
 /// docs/protocol.md 2.5: the app's update as a plugin: `init`, `update` one at a time or `updateBatch` per pass, split
 /// where a pass reads the model; rejections; a plugin that dies mid-event; one past its start limit.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct UpdatePluginTests {
     private func daemon(
         batch: Bool, options: [String: JSONValue] = [:], extra: [String: JSONValue] = [:]

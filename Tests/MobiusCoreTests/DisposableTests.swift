@@ -2,7 +2,7 @@ import MobiusCore
 import Synchronization
 import Testing
 
-@Suite("Disposables", .serialized, .timeLimit(.minutes(1)))
+@Suite("Disposables", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct DisposableTests {
     @Test("AnonymousDisposable runs its closure once, however often it is disposed")
     func anonymousDisposableOnce() {

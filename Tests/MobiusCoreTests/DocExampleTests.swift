@@ -27,7 +27,7 @@ func counterUpdate(model: Int, event: CounterEvent) -> Next<Int, CounterEffect> 
     }
 }
 
-@Suite("Documentation examples", .serialized, .timeLimit(.minutes(1)))
+@Suite("Documentation examples", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct DocExampleTests {
     @Test(
         "counter update function",

@@ -52,7 +52,7 @@ private func runEffects<Effect>(
     return events.values
 }
 
-@Suite("EffectRouter", .serialized, .timeLimit(.minutes(1)))
+@Suite("EffectRouter", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct EffectRouterTests {
     @Test("routeCase with a payload extracts it, and tells apart cases with the same payload type")
     func routeCaseWithPayload() {

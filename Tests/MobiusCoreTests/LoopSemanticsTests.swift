@@ -31,7 +31,7 @@ private final class GuardedUpdate: Sendable {
     }
 }
 
-@Suite("MobiusLoop semantics", .serialized, .timeLimit(.minutes(1)))
+@Suite("MobiusLoop semantics", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct LoopSemanticsTests {
     @Test("effects of one Next are handled in array order")
     func effectsInArrayOrder() {

@@ -17,7 +17,7 @@ private func summingLoop(
     )
 }
 
-@Suite("MobiusController", .serialized, .timeLimit(.minutes(1)))
+@Suite("MobiusController", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct MobiusControllerTests {
     @Test("backpressure: a fast producer blocks at the mailbox capacity, then every event arrives in order")
     func backpressure() {

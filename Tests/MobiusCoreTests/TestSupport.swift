@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MobiusCore
+import MobiusTestSupport
 import Synchronization
 
 /// Collects values from any thread; tests read them back or wait for them.
@@ -63,10 +64,10 @@ final class Counter: Sendable {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes. For waiting on work done by other threads, never as an
-/// assertion by itself: callers `#expect` the result.
+/// Polls `condition` until it holds or `timeout` (times `TestTime.scale`) passes. For waiting on work done by other
+/// threads, never as an assertion by itself: callers `#expect` the result.
 func waitFor(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
+    let deadline = ContinuousClock.now.advanced(by: TestTime.scaled(timeout))
     var pause: UInt32 = 50
     while !condition() {
         if ContinuousClock.now >= deadline { return condition() }
@@ -78,7 +79,7 @@ func waitFor(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
 
 /// Like `waitFor`, but suspends instead of blocking a thread of the cooperative pool.
 func waitForAsync(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
+    let deadline = ContinuousClock.now.advanced(by: TestTime.scaled(timeout))
     while !condition() {
         if ContinuousClock.now >= deadline { return condition() }
         try? await Task.sleep(for: .milliseconds(1))
@@ -87,13 +88,14 @@ func waitForAsync(timeout: Duration = .seconds(5), _ condition: () -> Bool) asyn
 }
 
 extension DispatchSemaphore {
-    /// Waits up to `seconds`; true when signalled in time.
+    /// Waits up to `seconds` (times `TestTime.scale`); true when signalled in time.
     func waitSucceeds(seconds: Double = 5) -> Bool {
-        wait(timeout: .now() + seconds) == .success
+        wait(timeout: .now() + seconds * Double(TestTime.scale)) == .success
     }
 }
 
-/// Runs `body(index)` on `count` new threads at once and waits for all of them; false on timeout.
+/// Runs `body(index)` on `count` new threads at once and waits for all of them; false on timeout (times
+/// `TestTime.scale`).
 func runOnThreads(_ count: Int, timeout: Double = 30, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
     let group = DispatchGroup()
     let go = DispatchSemaphore(value: 0)
@@ -107,7 +109,7 @@ func runOnThreads(_ count: Int, timeout: Double = 30, _ body: @escaping @Sendabl
         thread.start()
     }
     for _ in 0..<count { go.signal() }
-    return group.wait(timeout: .now() + timeout) == .success
+    return group.wait(timeout: .now() + timeout * Double(TestTime.scale)) == .success
 }
 
 /// Records misuse reports sent to `MobiusHooks` while `body` runs on this task.

@@ -5,7 +5,7 @@ import Testing
 
 /// The control server and its connections over socket pairs, with a fake loop (`ServerHarness`): reads that split
 /// lines, pipelined lines, a peer that stops reading, one that goes away mid-reply, and one that never reads.
-@Suite("ControlServer with fake sockets", .serialized, .timeLimit(.minutes(1)))
+@Suite("ControlServer with fake sockets", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct ControlServerTests {
     static let ack1 = #"{"ok":true,"seq":1}"#
 

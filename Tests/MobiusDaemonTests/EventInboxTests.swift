@@ -8,7 +8,7 @@ import Testing
 /// Producers on other threads reach the loop through an `EventInbox` attached to it: items arrive in order as
 /// events of the inbox's source, a full inbox blocks or drops by policy, and the loop takes only what it has room
 /// for.
-@Suite("Event inbox into the loop", .timeLimit(.minutes(1)))
+@Suite("Event inbox into the loop", .timeLimit(.scaled(minutes: 1)))
 struct EventInboxTests {
     /// A JSON app whose model lists the events it applied.
     static func listingApp() -> DaemonApp<JSONValue, JSONValue, JSONValue> {

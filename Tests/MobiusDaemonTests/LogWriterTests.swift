@@ -6,7 +6,7 @@ import Testing
 
 /// The log's queue and writer thread: rate-limited categories with one counted summary per window, a bounded
 /// queue that drops and says how many, and `flush` for exit.
-@Suite("Log writer", .serialized, .timeLimit(.minutes(1)))
+@Suite("Log writer", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct LogWriterTests {
     /// A log destination the test reads from: the writer writes one end of a socket pair, the test reads the other.
     final class Destination {

@@ -73,7 +73,7 @@ struct ReactorTimersTests {
 }
 
 /// The reactor on a thread of its own: timers, the waker, descriptors and stopping.
-@Suite("Reactor", .serialized, .timeLimit(.minutes(1)))
+@Suite("Reactor", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct ReactorTests {
     /// What the reactor thread recorded; read by the test after the thread is joined.
     final class Record {

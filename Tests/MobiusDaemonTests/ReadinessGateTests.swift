@@ -5,7 +5,7 @@ import Testing
 
 /// `READY=1` waits for every named hold: the gate is ready only once it is open and the last hold is released, runs
 /// its actions exactly once, and ignores holds taken afterwards.
-@Suite("Readiness gate", .timeLimit(.minutes(1)))
+@Suite("Readiness gate", .timeLimit(.scaled(minutes: 1)))
 struct ReadinessGateTests {
     @Test("an open gate with no holds is ready at once")
     func readyWithoutHolds() {

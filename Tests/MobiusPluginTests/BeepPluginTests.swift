@@ -5,7 +5,7 @@ import Testing
 
 /// mobiusd-beep over real pipes. PATH points nowhere, so no desktop player can answer and the outcome does not
 /// depend on what this machine has installed; the configured command and the bell file are the test's own.
-@Suite("mobiusd-beep", .serialized, .timeLimit(.minutes(1)))
+@Suite("mobiusd-beep", .serialized, .timeLimit(.scaled(minutes: 1)))
 final class BeepPluginTests {
     let scratch: TemporaryDirectory
     let bell: String

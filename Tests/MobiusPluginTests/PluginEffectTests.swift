@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-@Suite("MobiusPlugin: effects, events, progress and cancel", .serialized, .timeLimit(.minutes(1)))
+@Suite("MobiusPlugin: effects, events, progress and cancel", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct PluginEffectTests {
     /// A fixture past its handshake, with the source's `started` event read.
     func started(_ extra: [String: String] = [:]) throws -> PluginDriver {

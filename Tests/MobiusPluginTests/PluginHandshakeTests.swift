@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-@Suite("MobiusPlugin: start, handshake and shutdown", .serialized, .timeLimit(.minutes(1)))
+@Suite("MobiusPlugin: start, handshake and shutdown", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct PluginHandshakeTests {
     @Test func refusesToRunWithoutMobiusdPlugin() throws {
         let plugin = try PluginDriver(pluginEnvironment: false)

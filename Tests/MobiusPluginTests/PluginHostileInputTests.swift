@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-@Suite("MobiusPlugin: garbage and oversized lines from the host", .serialized, .timeLimit(.minutes(1)))
+@Suite("MobiusPlugin: garbage and oversized lines from the host", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct PluginHostileInputTests {
     static let garbage: [(bytes: [UInt8], code: Int64)] = [
         (Array("garbage\n".utf8), -32700),

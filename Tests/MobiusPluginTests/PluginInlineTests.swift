@@ -2,7 +2,7 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-@Suite("MobiusPlugin: inline handlers and batched answers", .serialized, .timeLimit(.minutes(1)))
+@Suite("MobiusPlugin: inline handlers and batched answers", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct PluginInlineTests {
     func started() throws -> PluginDriver {
         let plugin = try PluginDriver()

@@ -1,7 +1,7 @@
 import MobiusJSON
 import Testing
 
-@Suite("MobiusPlugin: init, update and updateBatch", .serialized, .timeLimit(.minutes(1)))
+@Suite("MobiusPlugin: init, update and updateBatch", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct PluginUpdateTests {
     func started() throws -> PluginDriver {
         let plugin = try PluginDriver()

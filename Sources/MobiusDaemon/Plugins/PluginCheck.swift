@@ -21,6 +21,7 @@ enum PluginCheck {
         let host = PluginHost(
             specs: specs, updatePlugin: updatePlugin, backpressure: EdgeBackpressure(), loop: noLoop, reactor: reactor,
             log: log)
+        KeptUntilExit.keep(host)
         reactor.atEndOfEachRound { host.flushAll() }
         var problems: [(key: String, message: String)] = []
         host.start { startup in

@@ -169,6 +169,7 @@ struct DaemonSetup<Model, Event, Effect> {
                 let (setup, journal) = handed.value
                 let runtime = try DaemonRuntime(
                     setup: setup, listener: listener, signals: signals, log: log, stats: stats, journal: journal)
+                KeptUntilExit.keep(runtime)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
                 try journal.recover(into: runtime.loop)
                 journal.attach(to: runtime)

@@ -6,7 +6,7 @@ import Testing
 /// (COMP_WORDS, COMP_CWORD), what they offer; what they offer is what `mobiusctl --help` and `mobiusd --help` list,
 /// so a new command or flag cannot be forgotten there. The zsh functions are parsed with `zsh -n` and asked the same
 /// way through an interactive zsh on a pseudo-terminal, when zsh is installed (`make deps` installs it).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct CompletionTests {
     static let completions = "\(DocCatalog.packageDirectory)/completions"
 

@@ -5,7 +5,7 @@ import Testing
 /// Issue 11 item 4: every config in the docs and under Examples/ passes `--check` where it is documented, so none
 /// can rot. Blocks are found and marked as DocCatalog describes; a `json` block that is not a whole config must be
 /// marked `json fragment`, or this test fails on it.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DocConfigTests {
     @Test("the docs have configs to check")
     func theCatalogFindsConfigs() {

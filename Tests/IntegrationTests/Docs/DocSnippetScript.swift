@@ -11,6 +11,8 @@ import MobiusSystem
 ///   a person ends them (through `timeout -s INT --preserve-status`, its timer run out with SIGALRM, so the status
 ///   is mobiusctl's own);
 /// - `swift build` lines are not run again: `swift test` built everything before this test;
+/// - `.build/debug/` names the binaries under test, which are elsewhere when the tests run from a build with a scratch
+///   path of its own (make sanitize's);
 /// - in a `console` transcript only the `$ ` lines are commands; a command there may fail as the transcript shows,
 ///   but not as a usage error (2), not found (127) or not executable (126).
 enum DocSnippetScript {
@@ -41,14 +43,27 @@ enum DocSnippetScript {
         for line in logicalLines(fence.body, console: console) {
             if line.hasPrefix("swift build") {
                 lines.append(": swift build is done by swift test before this test")
-            } else if let command = backgroundCommand(line) {
+            } else if let command = backgroundCommand(withBuildUnderTest(line)) {
                 lines += background(command)
             } else {
-                lines.append(line)
+                lines.append(withBuildUnderTest(line))
             }
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// `line` with `.build/debug/` naming the build under test, when that is not the package's `.build/debug`.
+    static func withBuildUnderTest(_ line: String) -> String {
+        guard let build = buildUnderTest else { return line }
+        return line.replacingOccurrences(of: ".build/debug/", with: build + "/")
+    }
+
+    /// The directory of the binaries under test when it is not the package's `.build/debug`, else `nil`.
+    private static let buildUnderTest: String? = {
+        let debug = URL(fileURLWithPath: "\(DocCatalog.packageDirectory)/.build/debug").resolvingSymlinksInPath()
+        let build = URL(fileURLWithPath: DaemonSpawn.buildDirectory).resolvingSymlinksInPath()
+        return debug.path == build.path ? nil : build.path
+    }()
 
     /// The block's commands, one per logical line (continuation lines joined; a console's `$ ` lines only).
     static func logicalLines(_ body: String, console: Bool) -> [String] {

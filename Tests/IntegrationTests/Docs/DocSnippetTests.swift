@@ -10,7 +10,7 @@ import Testing
 /// blocks' fixed paths (`/tmp/counter.sock`, `/tmp/mobiusd-UID/…`) meet no other test's, and everything a block
 /// starts, daemons that fork included, ends with it; the checkout stays visible even when it lives under /tmp.
 @Suite(
-    .serialized, .timeLimit(.minutes(5)),
+    .serialized, .timeLimit(.scaled(minutes: 5)),
     .enabled(if: SystemTools.canUnshareMounts, "needs unshare --mount (root) for a private /tmp"))
 struct DocSnippetTests {
     @Test("a shell block of the docs runs", arguments: DocCatalog.snippets)
@@ -70,7 +70,7 @@ struct DocSnippetTests {
         let daemon = DocFence(file: "x.md", line: 1, language: "sh", marks: "", body: ".build/debug/mobiusd -x &\n")
         #expect(
             DocSnippetScript.script(for: daemon, xdgRuntimeDirectory: true).contains(
-                ".build/debug/mobiusd -x &\n__doccheck_wait_ready"))
+                DocSnippetScript.withBuildUnderTest(".build/debug/mobiusd") + " -x &\n__doccheck_wait_ready"))
         #expect(DocSnippetScript.backgroundCommand("a && b") == nil)
     }
 

@@ -10,7 +10,7 @@ import Testing
 /// with a message instead of hanging it. GNU timeout keeps its deadline with SIGALRM, so `kill -ALRM` on it is its
 /// timer running out, sent once watch has printed its first line.
 @Suite(
-    .serialized, .timeLimit(.minutes(2)),
+    .serialized, .timeLimit(.scaled(minutes: 2)),
     .enabled(if: SystemTools.canUnshareMounts, "needs unshare --mount (root) for a private /tmp"))
 struct MobiusctlAdviceTests {
     static let script = #"""

@@ -6,7 +6,7 @@ import Testing
 /// The private /tmp of the documentation checks keeps a checkout that CI cloned under /tmp (and its build) visible
 /// at its own path, and nothing else of the real /tmp.
 @Suite(
-    .serialized, .timeLimit(.minutes(1)),
+    .serialized, .timeLimit(.scaled(minutes: 1)),
     .enabled(if: SystemTools.canUnshareMounts, "needs unshare --mount (root) for a private /tmp"))
 struct PrivateTmpTests {
     @Test("a directory kept from the real /tmp is there, writable; its siblings and the rest of /tmp are not")

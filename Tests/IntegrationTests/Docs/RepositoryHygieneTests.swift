@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 22 item 10: a clone is the whole project. No file names a document outside the repository (the protocol
 /// reference is docs/protocol.md), and the packages the README lists are the ones `make deps` installs.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.scaled(minutes: 1)))
 struct RepositoryHygieneTests {
     /// How files once pointed outside the repository (spelled apart here so this file does not match itself).
     static let outsideReferences = [

@@ -139,10 +139,15 @@ final class DaemonLineClient {
         return true
     }
 
-    /// The next line (without `\n`), or `nil` at a clean end of file. Throws on timeout, on a read error
-    /// (ECONNRESET is not a clean close), and on a final line the daemon did not terminate with `\n`.
+    /// The next line (without `\n`), or `nil` at a clean end of file. Throws on timeout (`timeout` times
+    /// `TestTime.scale`), on a read error (ECONNRESET is not a clean close), and on a final line the daemon did not
+    /// terminate with `\n`.
     func readLine(timeout: Duration = .seconds(5)) throws -> String? {
-        let deadline = ContinuousClock.now + timeout
+        try readLine(waiting: TestTime.scaled(timeout), until: ContinuousClock.now + TestTime.scaled(timeout))
+    }
+
+    /// `readLine` until `deadline`, the end of a wait of `budget` (for the message).
+    private func readLine(waiting budget: Duration, until deadline: ContinuousClock.Instant) throws -> String? {
         while true {
             if let newline = buffer[bufferStart...].firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[bufferStart..<newline], as: UTF8.self)
@@ -159,7 +164,7 @@ final class DaemonLineClient {
             }
             guard try fill(until: deadline) else {
                 let partial = String(decoding: buffer[bufferStart...].prefix(200), as: UTF8.self)
-                throw DaemonTestError("no line from the daemon within \(timeout) (partial: \"\(partial)\")")
+                throw DaemonTestError("no line from the daemon within \(budget) (partial: \"\(partial)\")")
             }
         }
     }
@@ -189,11 +194,25 @@ final class DaemonLineClient {
         return lines
     }
 
-    /// Every remaining line until a clean end of file; throws if the connection stays open past `timeout`.
+    /// Every remaining byte until the end of file, as text; throws if the connection stays open past `timeout`
+    /// (times `TestTime.scale`). For a reader that must keep up with the daemon: it splits no lines while it reads.
+    func readTextUntilEndOfFile(timeout: Duration = .seconds(10)) throws -> String {
+        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
+        while !sawEndOfFile {
+            guard try fill(until: deadline) else {
+                throw DaemonTestError("the daemon did not close within \(TestTime.scaled(timeout))")
+            }
+        }
+        defer { bufferStart = buffer.count }
+        return String(decoding: buffer[bufferStart...], as: UTF8.self)
+    }
+
+    /// Every remaining line until a clean end of file; throws if the connection stays open past `timeout` (times
+    /// `TestTime.scale`).
     func readUntilEndOfFile(timeout: Duration = .seconds(10)) throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
         var lines: [String] = []
-        while let line = try readLine(timeout: max(.milliseconds(1), deadline - ContinuousClock.now)) {
+        while let line = try readLine(waiting: TestTime.scaled(timeout), until: deadline) {
             lines.append(line)
         }
         return lines

@@ -22,7 +22,8 @@ final class DaemonProcess {
     /// Starts `launcher… program arguments…` and, when `waitForSocket`, waits until `socketPath` accepts
     /// connections.
     ///
-    /// Throws with the daemon's stderr if it exits first or the socket does not come up within `startTimeout`.
+    /// Throws with the daemon's stderr if it exits first or the socket does not come up within `startTimeout` (times
+    /// `TestTime.scale`).
     /// - Parameters:
     ///   - program: the daemon: the built `mobiusd` unless a fixture app is named.
     ///   - launcher: a command that execs the rest of the command line (`["prlimit", "--nofile=64:64", "--"]`).
@@ -84,7 +85,7 @@ final class DaemonProcess {
     }
 
     private func waitUntilAccepting(timeout: Duration) throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
         while true {
             if let probe = try? DaemonLineClient(path: socketPath) {
                 // Half-close and wait for the daemon's EOF: by then it has closed and uncounted the probe, so
@@ -99,7 +100,8 @@ final class DaemonProcess {
             }
             if ContinuousClock.now >= deadline {
                 throw DaemonTestError(
-                    "\(command) did not accept on \(socketPath) within \(timeout); stderr:\n\(standardError)")
+                    "\(command) did not accept on \(socketPath) within \(TestTime.scaled(timeout)); stderr:\n\(standardError)"
+                )
             }
             try? SystemClock.sleep(nanoseconds: 2_000_000)
         }
@@ -127,7 +129,8 @@ final class DaemonProcess {
     func waitForExit(timeout: Duration = .seconds(15)) throws -> DaemonExit {
         if let exit { return exit }
         guard let ended = child.termination(within: timeout) else {
-            throw DaemonTestError("\(command) (pid \(pid)) still running after \(timeout); stderr:\n\(standardError)")
+            throw DaemonTestError(
+                "\(command) (pid \(pid)) still running after \(TestTime.scaled(timeout)); stderr:\n\(standardError)")
         }
         exit = ended
         return ended

@@ -28,7 +28,7 @@ struct DaemonToolRun {
             try? child.send(.kill)
             _ = child.termination(within: .seconds(5))
             throw DaemonTestError(
-                "\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout); stdout so far: "
+                "\(program) \(arguments.joined(separator: " ")) did not finish within \(TestTime.scaled(timeout)); stdout so far: "
                     + scratch.read("stdout"))
         }
         return DaemonToolRun(exit: exit, stdout: scratch.read("stdout"), stderr: scratch.read("stderr"))

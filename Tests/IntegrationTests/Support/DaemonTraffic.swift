@@ -42,15 +42,17 @@ enum DaemonTraffic {
         return (lastSeq, slowest)
     }
 
-    /// Polls `condition` until it holds; throws with `what` after `timeout`. For state that settles
-    /// asynchronously (a close the daemon has not processed yet), never as a fixed sleep.
+    /// Polls `condition` until it holds; throws with `what` after `timeout` (times `TestTime.scale`). For state that
+    /// settles asynchronously (a close the daemon has not processed yet), never as a fixed sleep.
     static func eventually(
         _ what: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool
     ) throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
         while true {
             if try condition() { return }
-            if ContinuousClock.now >= deadline { throw DaemonTestError("timed out after \(timeout): \(what)") }
+            if ContinuousClock.now >= deadline {
+                throw DaemonTestError("timed out after \(TestTime.scaled(timeout)): \(what)")
+            }
             try? SystemClock.sleep(nanoseconds: 5_000_000)
         }
     }

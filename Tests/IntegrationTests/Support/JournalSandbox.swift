@@ -1,5 +1,6 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 
 /// A state directory that outlives the daemons started on it, for the journal tests: start, crash or stop,
 /// start again, and look at the files.
@@ -22,6 +23,14 @@ final class JournalSandbox {
             scratch: scratch,
             arguments: ["--socket", socketPath, "--state-dir", stateDirectory, "--config", config] + extra,
             socketPath: socketPath, name: "mobiusd-\(runs)", launcher: launcher)
+    }
+
+    /// A launcher that runs the daemon with its files limited to `bytes` (RLIMIT_FSIZE). Under ThreadSanitizer with
+    /// TMPDIR naming no directory: TSan maps a 512 KiB file it writes there (`tsan.rodata.PID`) as shadow memory, and
+    /// cut short by the limit, that file kills the process with SIGBUS before it runs.
+    static func fileSizeLimit(_ bytes: Int) -> [String] {
+        let limit = ["prlimit", "--fsize=\(bytes)", "--"]
+        return Sanitizer.current == .thread ? ["env", "TMPDIR=/nonexistent"] + limit : limit
     }
 
     /// File names in the state directory, sorted.

@@ -26,16 +26,17 @@ final class NotifyListener {
     /// The path to put in `NOTIFY_SOCKET`.
     var path: String { socket.path }
 
-    /// Receives messages until one satisfies `wanted` (returned), or throws after `timeout`.
+    /// Receives messages until one satisfies `wanted` (returned), or throws after `timeout` (times `TestTime.scale`).
     @discardableResult
     func next(
         timeout: Duration = .seconds(15), _ description: String, where wanted: (Message) -> Bool
     ) throws -> Message {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
-                throw DaemonTestError("no sd_notify message with \(description) within \(timeout); got \(texts)")
+                throw DaemonTestError(
+                    "no sd_notify message with \(description) within \(TestTime.scaled(timeout)); got \(texts)")
             }
             let nanoseconds =
                 UInt64(left.components.seconds) * 1_000_000_000 + UInt64(left.components.attoseconds / 1_000_000_000)

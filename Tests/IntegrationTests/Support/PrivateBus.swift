@@ -101,11 +101,12 @@ final class PrivateBus {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes (for state that other processes change).
+/// Polls `condition` until it holds or `timeout` (times `TestTime.scale`) passes (for state that other processes
+/// change).
 func eventually(
     _ what: String, timeout: Duration = .seconds(20), _ condition: () throws -> Bool
 ) throws {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + TestTime.scaled(timeout)
     while try !condition() {
         guard ContinuousClock.now < deadline else { throw DaemonTestError("timed out waiting: \(what)") }
         try? SystemClock.sleep(nanoseconds: 10_000_000)

@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// Reads newline-terminated lines from the receiving end of a socket pair, waiting for them with a bound (through
@@ -52,12 +53,13 @@ final class LineCollector {
         return true
     }
 
-    /// Reads until `done` holds for the lines read so far or `timeoutNanoseconds` pass; returns whether it holds.
+    /// Reads until `done` holds for the lines read so far or `timeoutNanoseconds` (times `TestTime.scale`) pass;
+    /// returns whether it holds.
     @discardableResult
     func read(
         timeoutNanoseconds: UInt64 = 5_000_000_000, until done: ([String]) -> Bool
     ) throws -> Bool {
-        let deadline = SystemProcess.monotonicNanoseconds() + timeoutNanoseconds
+        let deadline = SystemProcess.monotonicNanoseconds() + TestTime.scaled(nanoseconds: timeoutNanoseconds)
         try readAvailable()
         while !done(lines) {
             let now = SystemProcess.monotonicNanoseconds()

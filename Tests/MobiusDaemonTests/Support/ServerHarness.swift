@@ -73,10 +73,10 @@ final class ServerHarness {
         server.connections[client.id]
     }
 
-    /// Runs reactor rounds until `done` holds or `timeout` passes; returns whether it holds.
+    /// Runs reactor rounds until `done` holds or `timeout` (times `TestTime.scale`) passes; returns whether it holds.
     @discardableResult
     func run(timeout: UInt64 = 30_000_000_000, until done: @escaping () -> Bool) -> Bool {
-        let deadline = SystemProcess.monotonicNanoseconds() + timeout
+        let deadline = SystemProcess.monotonicNanoseconds() + TestTime.scaled(nanoseconds: timeout)
         stopWhen = { done() || SystemProcess.monotonicNanoseconds() >= deadline }
         tick()
         try? reactor.run()

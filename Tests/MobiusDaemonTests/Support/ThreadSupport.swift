@@ -1,4 +1,5 @@
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 @testable import MobiusDaemon
@@ -30,12 +31,12 @@ final class Checkpoint<Value>: @unchecked Sendable {
     /// The value now.
     var current: Value { condition.withLock { value } }
 
-    /// Waits until `ready` holds, at most `timeoutNanoseconds`; returns whether it does.
+    /// Waits until `ready` holds, at most `timeoutNanoseconds` (times `TestTime.scale`); returns whether it does.
     @discardableResult
     func wait(
         timeoutNanoseconds: UInt64 = 5_000_000_000, until ready: (Value) -> Bool
     ) -> Bool {
-        let deadline = SystemProcess.monotonicNanoseconds() + timeoutNanoseconds
+        let deadline = SystemProcess.monotonicNanoseconds() + TestTime.scaled(nanoseconds: timeoutNanoseconds)
         return condition.withLock {
             while !ready(value) {
                 let now = SystemProcess.monotonicNanoseconds()

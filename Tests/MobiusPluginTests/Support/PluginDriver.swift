@@ -1,6 +1,7 @@
 import Foundation
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 
 /// Drives a plugin process over real pipes as mobiusd does: the environment of docs/protocol.md 2.1, JSON-RPC lines on
 /// stdin, stdout and stderr read by threads of their own (so a hung plugin fails the test instead of hanging it).
@@ -19,7 +20,7 @@ final class PluginDriver: @unchecked Sendable {
     private var stderrEnded = false
 
     /// How long `read` waits before it fails: a hang guard, not an assertion about speed.
-    static let hangGuard: UInt64 = 20_000_000_000
+    static let hangGuard: UInt64 = TestTime.scaled(nanoseconds: 20_000_000_000)
 
     /// The fixture plugin built next to the test bundle.
     static var fixturePath: String { builtProgram("mobiusd-fixture-plugin") }
@@ -153,7 +154,11 @@ final class PluginDriver: @unchecked Sendable {
             let deadline = SystemProcess.monotonicNanoseconds() + PluginDriver.hangGuard
             while messages.isEmpty && !ended {
                 let now = SystemProcess.monotonicNanoseconds()
-                if now >= deadline { throw DriverError("the plugin sent nothing for 20 s; stderr: \(stderrTail)") }
+                if now >= deadline {
+                    throw DriverError(
+                        "the plugin sent nothing for \(PluginDriver.hangGuard / 1_000_000_000) s; stderr: \(stderrTail)"
+                    )
+                }
                 condition.wait(timeoutNanoseconds: deadline - now)
             }
             // Not `messages.isEmpty ? nil : …`: there `nil` would be JSONValue's nil literal, `.null`.

@@ -3,7 +3,7 @@ import MobiusJSON
 import Testing
 
 /// Runs the built `todo-daemon` and talks to it over its socket with socat, as a user would.
-@Suite("todo-daemon as a running daemon", .serialized, .timeLimit(.minutes(1)))
+@Suite("todo-daemon as a running daemon", .serialized, .timeLimit(.scaled(minutes: 1)))
 struct TodoDaemonTests {
     static var binaryDirectory: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
