@@ -15,7 +15,7 @@ struct UpdatePluginTimeoutTests {
         let config = PluginFixtures.config(
             plugins: [:], batch: batch,
             updateOptions: ["hangs": .string(hangs), "marker": .string(scratch.file("hung-once"))],
-            updateExtra: ["restart": PluginFixtures.quickRestart, "updateTimeout": .number(JSONNumber(updateTimeout))])
+            updateExtra: ["restart": PluginFixtures.quickRestart, "updateTimeout": .number(JSONNumber(updateTimeout)!)])
         let daemon = try DaemonProcess(
             scratch: scratch,
             arguments: ["--config", scratch.write("mobiusd.json", config), "--socket", scratch.file("x.sock")],
