@@ -1,8 +1,8 @@
 /// Termination and reload signals delivered as readable events on a descriptor, so the reactor handles them in
 /// its epoll loop rather than in an async-signal handler. The corresponding C function is `signalfd`.
 package final class SignalFD: Sendable {
-    /// The signals the daemon handles.
-    package enum Signal: Int32, Sendable {
+    /// The signals the daemon handles. Every thread `SystemThread` starts has them blocked.
+    package enum Signal: Int32, Sendable, CaseIterable {
         case terminate = 15  // SIGTERM
         case interrupt = 2  // SIGINT
         case hangUp = 1  // SIGHUP
@@ -11,7 +11,8 @@ package final class SignalFD: Sendable {
     package let fd: FileDescriptor
 
     /// Blocks `signals` for the calling thread (and threads it creates later) and opens a descriptor for them.
-    /// Call before starting other threads, so no thread takes the default action.
+    /// Threads started earlier by `SystemThread` have them blocked already; any other thread started earlier
+    /// would take their default action.
     package init(_ signals: [Signal]) throws(SystemError) {
         fd = FileDescriptor(rawValue: try Syscall.signalFD(signals.map(\.rawValue)))
     }

@@ -407,13 +407,33 @@ extension Syscall {
     /// Blocks `signals` for the calling thread (`pthread_sigmask`) and opens a non-blocking, close-on-exec
     /// signalfd for them.
     static func signalFD(_ signals: [Int32]) throws(SystemError) -> Int32 {
+        var mask = signalSet(signals)
+        _ = try blockSignals(signals)
+        return try attempt(.signalfd) { _ in signalfd(-1, &mask, MOBIUSD_SFD_FLAGS) }.get("signalfd")
+    }
+
+    /// Adds `signals` to the calling thread's blocked signals and returns the mask it had before.
+    static func blockSignals(_ signals: [Int32]) throws(SystemError) -> sigset_t {
+        var mask = signalSet(signals)
+        var previous = sigset_t()
+        // pthread_sigmask returns the error number instead of setting errno.
+        let blocked = pthread_sigmask(SIG_BLOCK, &mask, &previous)
+        guard blocked == 0 else { throw SystemError(errno: Errno(rawValue: blocked), operation: "pthread_sigmask") }
+        return previous
+    }
+
+    /// Gives the calling thread back a mask `blockSignals` returned.
+    static func restoreSignalMask(_ mask: sigset_t) {
+        var mask = mask
+        // Fails only for an invalid `how`, which SIG_SETMASK is not.
+        _ = pthread_sigmask(SIG_SETMASK, &mask, nil)
+    }
+
+    private static func signalSet(_ signals: [Int32]) -> sigset_t {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }
-        // pthread_sigmask returns the error number instead of setting errno.
-        let blocked = pthread_sigmask(SIG_BLOCK, &mask, nil)
-        guard blocked == 0 else { throw SystemError(errno: Errno(rawValue: blocked), operation: "pthread_sigmask") }
-        return try attempt(.signalfd) { _ in signalfd(-1, &mask, MOBIUSD_SFD_FLAGS) }.get("signalfd")
+        return mask
     }
 
     /// Reads one pending signal from a signalfd; `nil` when none is pending.

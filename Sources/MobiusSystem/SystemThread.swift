@@ -2,6 +2,10 @@ internal import Glibc
 
 /// Starts named POSIX threads running closures (no Foundation). Every thread the daemon starts names its stack
 /// size: input never decides how deep code recurses, and the size is chosen, not inherited from RLIMIT_STACK.
+///
+/// Every thread it starts is born with the signals the daemon reads from its signalfd (`SignalFD.Signal`: SIGTERM,
+/// SIGINT, SIGHUP) blocked, whenever it starts: one started before the signalfd exists would otherwise take such a
+/// signal's default action and end the process.
 package enum SystemThread {
     private final class Start {
         let name: String
@@ -28,6 +32,10 @@ package enum SystemThread {
     package static func spawn(
         name: String, stackSize: Int, joinable: Bool = false, _ body: @escaping @Sendable () -> Void
     ) throws(SystemError) -> Handle {
+        // Blocked here until pthread_create has returned: the thread inherits the mask, so no signal finds it
+        // unblocked, not even before its first instruction.
+        let previousMask = try Syscall.blockSignals(SignalFD.Signal.allCases.map(\.rawValue))
+        defer { Syscall.restoreSignalMask(previousMask) }
         let start = Unmanaged.passRetained(Start(name, body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

@@ -48,6 +48,12 @@ struct DaemonConfigTests {
         #expect(config.accessWrite == ["root"])
     }
 
+    @Test("updateTimeout is 5 s unless the plugin's entry sets it")
+    func updateTimeout() throws {
+        let config = try parse(#"{"plugins":{"a":{"exec":["x"]},"b":{"exec":["x"],"updateTimeout":0.25}}}"#)
+        #expect(config.plugins.map(\.plugin.updateTimeout) == [5, 0.25])
+    }
+
     @Test("a plugin's env values that start with ./ or ../ resolve against the config file, as exec paths do")
     func envPathsResolveLikeExec() throws {
         let config = try parse(
@@ -103,6 +109,14 @@ struct DaemonConfigTests {
             (
                 #"{"plugins":{"p":{"exec":["x"],"startTimeout":1e300}}}"#,
                 "plugins.p.startTimeout: must be a number of seconds from 0.001 to 86400"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"updateTimeout":0}}}"#,
+                "plugins.p.updateTimeout: must be a number of seconds from 0.001 to 86400"
+            ),
+            (
+                #"{"plugins":{"p":{"exec":["x"],"updateTimeout":"5s"}}}"#,
+                "plugins.p.updateTimeout: must be a number of seconds from 0.001 to 86400"
             ),
             (
                 #"{"plugins":{"p":{"exec":["x"],"maxQueued":-1}}}"#,

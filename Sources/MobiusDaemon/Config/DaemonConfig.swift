@@ -33,6 +33,9 @@ public struct DaemonConfig: Sendable {
         /// How many times an update plugin may die on one request before the request's event is rejected with
         /// `PluginCrashed` (a batch is first split into single events), from `crashesPerEvent`; default 2.
         public var crashesPerEvent = 2
+        /// Seconds an update plugin may take to answer one `init`, `update` or `updateBatch` request before it is
+        /// ended as if it had crashed on it, from `updateTimeout`; default 5.
+        public var updateTimeout: Double = 5
         /// The user (name or uid) the plugin runs as when the daemon runs as root.
         public var user: String?
         /// The group (name or gid) the plugin runs as when the daemon runs as root.
@@ -218,7 +221,7 @@ public struct DaemonConfig: Sendable {
     /// Bounds of the durations in seconds (docs/protocol.md 6): wide enough for any real use, narrow enough that no
     /// timer or deadline computed from them overflows.
     static let stallTimeoutRange = 0.1...86_400.0
-    static let effectTimeoutRange = 0.001...86_400.0
+    static let pluginTimeoutRange = 0.001...86_400.0
     static let restartDelayRange = 0.001...86_400.0
     static let restartIntervalRange = 0.1...86_400.0
 
@@ -257,11 +260,13 @@ public struct DaemonConfig: Sendable {
                 plugin.env.append((key, Self.resolvingRelativePaths(value, against: baseDirectory)))
             }
         }
-        plugin.timeout = try section.seconds("timeout", range: Self.effectTimeoutRange) ?? plugin.timeout
+        plugin.timeout = try section.seconds("timeout", range: Self.pluginTimeoutRange) ?? plugin.timeout
         plugin.concurrency = try section.integer("concurrency", range: 1...100_000) ?? plugin.concurrency
         plugin.maxBatch = try section.integer("maxBatch", range: 1...65_536) ?? plugin.maxBatch
         plugin.crashesPerEvent = try section.integer("crashesPerEvent", range: 1...100) ?? plugin.crashesPerEvent
-        plugin.startTimeout = try section.seconds("startTimeout", range: Self.effectTimeoutRange) ?? plugin.startTimeout
+        plugin.startTimeout = try section.seconds("startTimeout", range: Self.pluginTimeoutRange) ?? plugin.startTimeout
+        plugin.updateTimeout =
+            try section.seconds("updateTimeout", range: Self.pluginTimeoutRange) ?? plugin.updateTimeout
         plugin.maxLineBytes = try section.integer("maxLineBytes", range: 1024...(1 << 30)) ?? plugin.maxLineBytes
         plugin.maxQueued = try section.integer("maxQueued", range: 1...1_000_000) ?? plugin.maxQueued
         plugin.user = try section.string("user", expected: "must be a string, a user name or uid")

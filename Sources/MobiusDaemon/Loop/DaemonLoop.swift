@@ -33,6 +33,9 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Inputs waiting for the next pass, in arrival order.
     @exclusivity(unchecked) private var queue: [PassInput<Event>] = []
+    /// A read that may go before a pass waiting for its update plugin was queued since the queue was last looked at
+    /// for them (`EarlyReads`).
+    private var earlyReadsQueued = false
     /// The queued events' texts, noted as they are queued, for `externalUpdate` (kept only when there is one).
     private var queuedSegments = EventSegments()
     /// Arrays of earlier passes, kept for their capacity.
@@ -158,6 +161,7 @@ final class DaemonLoop<Model, Event, Effect> {
             }
         case .request(let request, let ticket):
             noteForExternalUpdate(request)
+            if eventsAsText, EarlyReads.mayGoFirst(request) { earlyReadsQueued = true }
             queue.append(.request(request, ticket))
         case .rejected(let code, let message, let ticket): queue.append(.rejected(code, message, ticket))
         case .reply(let line, let ticket): queue.append(.reply(line, ticket))
@@ -371,6 +375,7 @@ final class DaemonLoop<Model, Event, Effect> {
         reopenEdges()
         drainInboxes()
         answerWhileRecoveryStalls()
+        answerEarlyReads()
         while !queue.isEmpty && phase.isIdle {
             guard passes < Self.maxPassesPerRound else {
                 requestAnotherRound()
@@ -392,6 +397,17 @@ final class DaemonLoop<Model, Event, Effect> {
         _ = queuedSegments.take()
         finish(compute(inputs, mode: .recovering(cause)))
         recycle(inputs)
+        tellRoomWaiters()
+    }
+
+    /// While a pass waits for its update plugin, answers the `status`, `ping` and `hello` requests queued that
+    /// need not wait for it (`EarlyReads`) against the committed state.
+    private func answerEarlyReads() {
+        guard earlyReadsQueued, case .preparing(let pass) = phase else { return }
+        earlyReadsQueued = false
+        let early = EarlyReads.take(from: &queue, pass: pass)
+        guard !early.isEmpty else { return }
+        finish(compute(early, mode: .normal))
         tellRoomWaiters()
     }
 
@@ -438,7 +454,8 @@ final class DaemonLoop<Model, Event, Effect> {
         _ inputs: [PassInput<Event>], externalUpdate: ExternalUpdate<Model, Event, Effect>,
         segments: [[ArraySlice<UInt8>]]
     ) {
-        phase = .preparing
+        phase = .preparing(inputs: inputs)
+        earlyReadsQueued = false  // those queued so far are in this pass
         externalUpdate.prepare(state.model, segments) { [self] outcome in
             phase = .idle
             switch outcome {

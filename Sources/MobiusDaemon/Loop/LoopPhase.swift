@@ -8,8 +8,9 @@ enum LoopPhase<Model, Event, Effect> {
     case starting
     /// Between passes: the end of a round runs one over whatever is queued.
     case idle
-    /// An update plugin computes the outcomes of the next pass's events.
-    case preparing
+    /// An update plugin computes the outcomes of the pass over `inputs`; early reads of other connections are
+    /// answered meanwhile (`EarlyReads`).
+    indirect case preparing(inputs: [PassInput<Event>])
     /// A computed pass waits for the journal's commit. Indirect, so that the phase is one word: the checks of it
     /// on every round copy no pass.
     indirect case committing(inputs: [PassInput<Event>], work: PassWork<Model, Effect>)

@@ -27,6 +27,15 @@ enum PassInput<Event> {
         .event(QueuedEvent(event: event, json: json, text: text, source: source, ticket: ticket))
     }
 
+    /// The connection the item answers, if a client waits for it (a disconnect waits for nothing).
+    var connection: ConnectionID? {
+        switch self {
+        case .event(let queued): queued.ticket?.connection
+        case .request(_, let ticket), .rejected(_, _, let ticket), .reply(_, let ticket): ticket.connection
+        case .disconnected: nil
+        }
+    }
+
     /// Where the item came from, for queue depths in `status`.
     var sourceKind: EventSourceKind {
         if case .event(let queued) = self { return queued.source }

@@ -7,7 +7,7 @@ import MobiusSystem
 /// signals the process, arms the timers, and fails, queues or sends effects (`PluginEffectQueue`) and update
 /// requests. On an exit, crash or protocol violation every in-flight effect fails at once, update requests wait to
 /// be sent again, and the plugin restarts after a backoff unless `PluginRestartPolicy` gives up (`failed`: its
-/// effects fail at once). A plugin that closes its stdout has ended too, running or not: its process group is
+/// effects fail at once). An update request left unanswered for `updateTimeout` ends the plugin the same way. A plugin that closes its stdout has ended too, running or not: its process group is
 /// ended. A deliberate `stop` never respawns: `shutdown`, close stdin, SIGTERM to the process group 2 s later,
 /// SIGKILL 2 s after that; it is done once no process of the plugin's groups is left.
 final class PluginRunner {
@@ -26,7 +26,9 @@ final class PluginRunner {
     private var effects: PluginEffectQueue
     /// Update requests waiting to be sent (one is in flight at a time), oldest first.
     private var updatesWaiting: [PluginUpdateCall] = []
-    private var updateInFlight = false
+    /// The update request in flight, and the timer that ends the plugin if it is not answered within
+    /// `updateTimeout`.
+    private var updateInFlight: (id: Int64, timer: ReactorTimers.ID)?
     /// The effect keys the running plugin announced.
     private var keys: [String] = []
     /// Whether the plugin announced `update: true` / `batch: true`.
@@ -184,12 +186,32 @@ final class PluginRunner {
                 log.error("plugin \(name) closed its \(pipe) but is still running; ending its process group")
                 _ = lifecycle.end(
                     PluginLifecycle.Ending(code: .pluginExited, message: "closed its \(pipe) but kept running"))
-                process.signalGroup(.terminate)
-                escalationTimers.append(
-                    reactor.after(nanoseconds: Self.escalationNanoseconds) { [unowned self] in
-                        log.warning("plugin \(name): ignored SIGTERM for 2 s; sending SIGKILL")
-                        process.signalGroup(.kill)
-                    })
+                terminateGroup(process)
+            })
+    }
+
+    /// No answer to the update request `id` within `updateTimeout`: the plugin is ended as if it had crashed on it
+    /// (SIGTERM to its process group, SIGKILL 2 s later). Its exit puts the request back for the restart, or, once
+    /// the plugin has ended `crashesPerEvent` times on it, answers it `crashed` (docs/plugins.md, "Update plugins").
+    private func updateTimedOut(_ id: Int64) {
+        guard updateInFlight?.id == id, case .update(let update)? = inFlight[id], let process = channel?.process else {
+            return
+        }
+        let why = "did not answer \(update.method) within \(spec.config.updateTimeout) s (updateTimeout)"
+        guard lifecycle.end(PluginLifecycle.Ending(code: .pluginExited, message: why)) else { return }
+        timedOut += 1
+        log.error("plugin \(name) \(why); ending it as after a crash")
+        terminateGroup(process)
+    }
+
+    /// SIGTERM to `process`'s group now, SIGKILL 2 s later unless it has exited by then (its exit cancels the
+    /// timer). `occasion` says in the SIGKILL's log line what the SIGTERM was for.
+    private func terminateGroup(_ process: PipedProcess, occasion: String = "") {
+        process.signalGroup(.terminate)
+        escalationTimers.append(
+            reactor.after(nanoseconds: Self.escalationNanoseconds) { [unowned self] in
+                log.warning("plugin \(name): ignored SIGTERM for 2 s\(occasion); sending SIGKILL")
+                process.signalGroup(.kill)
             })
     }
 
@@ -274,7 +296,8 @@ final class PluginRunner {
             case .initialize, .shutdown: break
             }
         }
-        updateInFlight = false
+        if let updateInFlight { reactor.cancel(updateInFlight.timer) }
+        updateInFlight = nil
         updatesWaiting.insert(contentsOf: resend, at: 0)
         return forgiven
     }
@@ -347,12 +370,7 @@ final class PluginRunner {
             start()
         case .terminate:
             guard let process = channel?.process else { return }
-            process.signalGroup(.terminate)
-            escalationTimers.append(
-                reactor.after(nanoseconds: Self.escalationNanoseconds) { [unowned self] in
-                    log.warning("plugin \(name): ignored SIGTERM for 2 s on its restart; sending SIGKILL")
-                    process.signalGroup(.kill)
-                })
+            terminateGroup(process, occasion: " on its restart")
         }
     }
 
@@ -388,12 +406,7 @@ final class PluginRunner {
         escalationTimers.append(
             reactor.after(nanoseconds: Self.escalationNanoseconds) { [unowned self] in
                 log.notice("plugin \(name): still running 2 s after its stdin closed; sending SIGTERM")
-                process.signalGroup(.terminate)
-                escalationTimers.append(
-                    reactor.after(nanoseconds: Self.escalationNanoseconds) { [unowned self] in
-                        log.warning("plugin \(name): ignored SIGTERM for 2 s; sending SIGKILL")
-                        process.signalGroup(.kill)
-                    })
+                terminateGroup(process)
             })
     }
 
@@ -542,7 +555,8 @@ final class PluginRunner {
             }
             pump()
         case .update(let update):
-            updateInFlight = false
+            if let updateInFlight { reactor.cancel(updateInFlight.timer) }
+            updateInFlight = nil
             switch outcome {
             case .result(let result): update.completion(.success(result))
             case .error(let text): update.completion(.failure(.rejected(text)))
@@ -640,12 +654,16 @@ final class PluginRunner {
         guard state == .running, channel != nil else { return }
         while let effect = effects.next() { send(effect) }
         stopPushingBackIfDrained()
-        if !updateInFlight, !updatesWaiting.isEmpty {
+        if updateInFlight == nil, !updatesWaiting.isEmpty {
             let update = updatesWaiting.removeFirst()
-            updateInFlight = true
             let id = nextID
             nextID += 1
             inFlight[id] = .update(update)
+            // Weak: the timer may outlive a runner a reload retires.
+            let timer = reactor.after(nanoseconds: Self.nanoseconds(spec.config.updateTimeout)) { [weak self] in
+                self?.updateTimedOut(id)
+            }
+            updateInFlight = (id: id, timer: timer)
             channel?.send(PluginMessage.request(id: id, method: update.method, encodedParams: update.params))
         }
     }

@@ -111,7 +111,7 @@ struct PluginSpec: Sendable {
             config.onError ?? .null,
             .string(
                 "\(config.timeout) \(config.startTimeout) \(config.concurrency) \(config.maxQueued) \(config.maxLineBytes) \(config.crashesPerEvent) "
-                    + "\(config.maxBatch) \(restart.initialDelay) \(restart.maxDelay) \(restart.burst) \(restart.interval)"
+                    + "\(config.updateTimeout) \(config.maxBatch) \(restart.initialDelay) \(restart.maxDelay) \(restart.burst) \(restart.interval)"
             ),
         ]
         return String(decoding: JSONValue.array(parts).encoded(), as: UTF8.self)

@@ -138,9 +138,9 @@ struct DaemonSetup<Model, Event, Effect> {
     /// - Parameter identity: the program, for the banner.
     func serve(log: DaemonLog, identity: ProgramIdentity) throws {
         SystemProcess.ignoreBrokenPipe()
-        // Signals are blocked before any thread starts, so only the signalfd sees them.
-        let signals = try SignalFD([.terminate, .interrupt, .hangUp])
-        // Only now: the line it logs starts the log's thread, which must be born with the signals blocked.
+        // Blocked for this thread and those it starts; SystemThread's threads are born with them blocked whenever
+        // they start, so only the signalfd sees them.
+        let signals = try SignalFD(SignalFD.Signal.allCases)
         try DebugSystemCallFaults.installFromEnvironment(log: log)
         raiseOpenFilesLimit(log: log)
         SystemProcess.ignoreFileSizeLimitSignal()

@@ -10,7 +10,9 @@ options.mode (how the plugin starts):
   update       is an update plugin (options.batch: also updateBatch); events {"type":"add","n":N} add N to
                model.total, {"type":"reject"} are rejected, {"type":"die"} kills the plugin the first time it
                sees one (a marker file in options.marker remembers), {"type":"poison"} kills it every time,
-               {"type":"effect","effect":E} emits E; the
+               {"type":"hang"} makes it stop answering every time, {"type":"hangOnce"} the first time (a marker
+               file in options.marker remembers), staying alive (a line goes to the file options.hangs when it
+               hangs), {"type":"effect","effect":E} emits E; the
                model keeps the last 50 other events in "seen"; options.calls names a file that gets "METHOD N" per
                update request, options.lineLengths one that gets each update request line's length in bytes,
                options.delay seconds to wait before answering each update request
@@ -133,6 +135,25 @@ def run_effect(mid, effect):
             sys.stdout.flush()
 
 
+def first_time(marker):
+    """Whether `marker` did not exist yet (and makes it)."""
+    if not marker or os.path.exists(marker):
+        return False
+    open(marker, "w").close()
+    return True
+
+
+def hang():
+    """Stops answering and stays alive (until a signal ends it)."""
+    if options.get("hangs"):
+        with open(options["hangs"], "a") as f:
+            f.write("hang\n")
+    sys.stderr.write("<4>hanging on purpose\n")
+    sys.stderr.flush()
+    while True:
+        time.sleep(60)
+
+
 def run_update(mid, method, params):
     model = params.get("model") or {}
     if method == "init":
@@ -151,11 +172,10 @@ def run_update(mid, method, params):
             sys.stderr.write("<3>poisoned by this event\n")
             sys.stderr.flush()
             os._exit(7)
-        if kind == "die":
-            marker = options.get("marker")
-            if marker and not os.path.exists(marker):
-                open(marker, "w").close()
-                os._exit(7)
+        if kind == "die" and first_time(options.get("marker")):
+            os._exit(7)
+        if kind == "hang" or (kind == "hangOnce" and first_time(options.get("marker"))):
+            hang()
         if kind == "reject":
             results.append({"error": {"code": 1, "message": "rejected by the update plugin"}})
         elif kind == "add":
