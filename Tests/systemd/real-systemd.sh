@@ -122,6 +122,9 @@ install -m 0755 "$BIN/mobiusd" "$BIN/mobiusctl" "$root/usr/local/bin/" || fail "
 mkdir -p "$root/etc/systemd/system" "$root/etc/mobiusd"
 install -m 0644 systemd/mobiusd@.service systemd/mobiusd@.socket "$root/etc/systemd/system/" ||
     fail "cannot install the units"
+# The units' system user, as `make install` creates it: its sysusers.d file here, systemd-sysusers once booted.
+install -D -m 0644 systemd/sysusers.d/mobiusd.conf "$root/usr/local/lib/sysusers.d/mobiusd.conf" ||
+    fail "cannot install the sysusers.d file"
 rm -f "$root/etc/machine-id"
 printf '%s\n' "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" >"$root/etc/machine-id"
 config="$root/etc/mobiusd/counter.json"
@@ -180,6 +183,8 @@ run() {
     rc=$?
 }
 
+run systemd-sysusers
+check "systemd-sysusers creates the units' user mobiusd ($out)" in_container getent passwd mobiusd
 run systemctl start mobiusd@counter.socket mobiusd@counter.service
 check "mobiusd@counter starts (systemctl start: $out)" [ $rc = 0 ]
 run mobiusctl --human --socket /run/mobiusd/counter.sock send '{"type":"increment"}'
@@ -234,9 +239,12 @@ check "the 4096-byte limit of the last good config is still live" line_too_long
 run mobiusctl --human --socket /run/mobiusd/counter.sock send '{"type":"increment"}'
 check "the daemon still takes events (mobiusctl send: $out)" grep -q 'seq 3' <<<"$out"
 
+# (c) and (d): plugins, D-Bus and access under the sandbox, and the drop-in for plugin accounts.
+. Tests/systemd/sandbox-checks.sh
+
 if [ $failures != 0 ]; then
-    echo "--- journal of mobiusd@counter" >&2
-    in_container journalctl -u 'mobiusd@counter*' --no-pager >&2
+    echo "--- journal of the mobiusd units" >&2
+    in_container journalctl -u 'mobiusd@*' --no-pager >&2
     fail "$failures check(s) failed"
 fi
 echo "ok: all checks passed"
