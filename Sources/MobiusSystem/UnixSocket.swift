@@ -53,9 +53,10 @@ package enum UnixSocket {
         }
     }
 
-    /// The peer's credentials. The corresponding C call is `getsockopt(SO_PEERCRED)`.
+    /// The peer's credentials as they were when it connected: uid, gid and supplementary groups. The corresponding C
+    /// calls are `getsockopt(SO_PEERCRED)` and `getsockopt(SO_PEERGROUPS)`.
     package static func peerCredentials(_ fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
-        try Syscall.peerCredentials(fd.rawValue).get("getsockopt(SO_PEERCRED)", fd.description)
+        try Syscall.peerCredentials(fd.rawValue).get("getsockopt(SO_PEERCRED, SO_PEERGROUPS)", fd.description)
     }
 
     /// Whether `fd` is a listening AF_UNIX stream socket (for descriptors handed over by systemd). The corresponding
