@@ -67,4 +67,18 @@ struct PluginAccountTests {
         #expect(Self.ids(report, "groups").sorted() == [4301, 65534], "\(report)")
         #expect(report["environ"]?.arrayValue?.contains("HOME=/nonexistent") == true, "\(report)")
     }
+
+    /// A root daemon whose capabilities do not let it switch to the account, or signal the plugin there to end it
+    /// (a unit's `CapabilityBoundingSet=` without them), refuses the config at `--check` and at start-up instead of
+    /// starting a plugin it could never stop.
+    @Test(arguments: [("-kill", "CAP_KILL"), ("-setuid", "CAP_SETUID"), ("-setgid", "CAP_SETGID")])
+    func missingCapabilitiesRefuseTheAccount(drop: String, named: String) throws {
+        let scratch = DaemonScratch()
+        let entry: JSONValue = ["exec": [.string(PluginFixtures.probe)], "user": "nobody"]
+        let config = scratch.write("mobiusd.json", PluginFixtures.config(plugins: ["probe": entry]))
+        let run = try DaemonToolRun.run(
+            "setpriv", ["--bounding-set=\(drop)", "--", DaemonSpawn.mobiusdPath, "--check", "--config", config])
+        #expect(run.exit == .exited(1), "\(run.exit): \(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("plugins.probe.user") && run.stderr.contains(named), "\(run.stderr)")
+    }
 }

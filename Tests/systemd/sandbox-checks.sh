@@ -20,7 +20,11 @@ sandbox_config() {
     "app": { "exec": ["/usr/local/lib/mobiusd-test/behave.py"], "options": { "mode": "update" } },
     "probe": { "exec": ["/usr/local/lib/mobiusd-test/probe.py"]$1 }
   },
-  "dbus": [ { "bus": "system", "type": "ping", "match": { "interface": "org.mobiusd.Test", "member": "Ping" } } ],
+  "dbus": [
+    { "bus": "system", "type": "ping", "match": { "interface": "org.mobiusd.Test", "member": "Ping" } },
+    { "bus": "system", "type": "owned",
+      "match": { "sender": "org.mobiusd.TestService", "interface": "org.mobiusd.Test", "member": "Owned" } }
+  ],
   "access": { "read": ["root", "daemon"], "write": ["root", "daemon"] }
 }
 EOF
@@ -42,6 +46,17 @@ except ValueError:
 print(next((json.dumps(e, sort_keys=True) for e in seen if e.get("type") == sys.argv[2]), ""))' "$1" "$2"
 }
 
+# The args of every event of type $2 in app $1's model, as a JSON list.
+args_of_all() {
+    /usr/bin/python3 -c '
+import json, sys
+try:
+    seen = json.loads(sys.argv[1]).get("model", {}).get("seen", [])
+except ValueError:
+    seen = []
+print(json.dumps([e.get("args") for e in seen if e.get("type") == sys.argv[2]]))' "$(model_of "$1")" "$2"
+}
+
 # Waits up to 10 s for an event of type $2 in app $1's model; sets $event.
 wait_for_event() {
     event=""
@@ -58,11 +73,19 @@ field() {
     /usr/bin/python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]).get(sys.argv[2])))' "$event" "$1"
 }
 
-# (c) The shipped unit as it is: a plugin runs, as the service's dynamic user, with only its pipes; a signal on the
-# system bus becomes an event; the access lists see the clients' own uids.
+# (c) The shipped unit as it is: a plugin runs, as the service's user, with only its pipes; a signal on the system
+# bus becomes an event; the access lists see the clients' own uids (no PrivateUsers=).
 sandbox_config "" sandbox >"$root/etc/mobiusd/sandbox.json"
+# A service that owns a well-known name on the system bus, as the bus's policy lets only root here.
+mkdir -p "$root/etc/dbus-1/system.d"
+cat >"$root/etc/dbus-1/system.d/org.mobiusd.TestService.conf" <<'POLICY'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><policy user="root"><allow own="org.mobiusd.TestService"/></policy></busconfig>
+POLICY
 run systemctl start dbus.socket
 check "the container's system bus is up (systemctl start dbus.socket: $out)" [ $rc = 0 ]
+run systemctl reload-or-restart dbus.service
 run systemctl start mobiusd@sandbox.socket mobiusd@sandbox.service
 check "mobiusd@sandbox starts under the full sandbox (systemctl start: $out)" [ $rc = 0 ]
 run stat -c '%a %U %G' /run/mobiusd/sandbox.sock
@@ -74,14 +97,37 @@ check "the probe plugin answers its effect under the sandbox" wait_for_event san
 main_pid=$(in_container systemctl show -P MainPID mobiusd@sandbox.service)
 service_uid=$(in_container awk '/^Uid:/ { print $2 }' "/proc/$main_pid/status" 2>/dev/null)
 probe_uid=$(field uid)
-check "the plugin runs as the service's dynamic user, uid $service_uid ($probe_uid)" \
+check "the plugin runs as the service's user mobiusd, uid $service_uid ($probe_uid)" \
     [ "$probe_uid" = "[\"$service_uid\", \"$service_uid\", \"$service_uid\", \"$service_uid\"]" ]
 check "the plugin has only descriptors 0-2 ($(field fds))" [ "$(field fds)" = "[0, 1, 2]" ]
 
-run dbus-send --system --type=signal /org/mobiusd/Test org.mobiusd.Test.Ping string:hello
-check "dbus-send of a signal on the container's system bus (rc $rc: $out)" [ $rc = 0 ]
+# Any user on the bus may send a signal: a source without `sender` takes nobody's.
+run setpriv --reuid=65534 --regid=65534 --clear-groups \
+    dbus-send --system --type=signal /org/mobiusd/Test org.mobiusd.Test.Ping string:hello
+check "dbus-send of a signal, as nobody, on the container's system bus (rc $rc: $out)" [ $rc = 0 ]
 check "the signal becomes an event in the sandboxed daemon" wait_for_event sandbox ping
 check "the event carries the signal's argument ($(field args))" [ "$(field args)" = '["hello"]' ]
+# A source whose `sender` is a well-known name takes only the name's owner's signals: nobody's copy, sent while the
+# service owns the name, is ignored.
+in_container /usr/bin/python3 -c '
+import time, dbus
+bus = dbus.SystemBus()
+assert bus.request_name("org.mobiusd.TestService") == dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER
+time.sleep(1.5)
+signal = dbus.lowlevel.SignalMessage("/org/mobiusd/Test", "org.mobiusd.Test", "Owned")
+signal.append("from-owner")
+bus.send_message(signal)
+bus.flush()
+time.sleep(1)' &
+service=$!
+sleep 0.8
+run setpriv --reuid=65534 --regid=65534 --clear-groups \
+    dbus-send --system --type=signal /org/mobiusd/Test org.mobiusd.Test.Owned string:from-nobody
+check "nobody sends a signal that looks like the service's (rc $rc: $out)" [ $rc = 0 ]
+wait "$service"
+check "the service owned its name and sent its signal (rc $?)" [ $? = 0 ]
+check "the owner's signal becomes an event" wait_for_event sandbox owned
+check "nobody's copy does not ($(args_of_all sandbox owned))" [ "$(args_of_all sandbox owned)" = '[["from-owner"]]' ]
 
 # The daemon sees a client's own uid: `daemon` (uid 1), a writer by name, may send events; nobody may not read.
 run setpriv --reuid=1 --regid=1 --clear-groups socat -t 2 - UNIX-CONNECT:/run/mobiusd/sandbox.sock \
@@ -94,15 +140,12 @@ check "a user in neither list is refused ($out)" grep -q PermissionDenied <<<"$o
 # (d) docs/systemd.md's drop-in for plugin `user`/`group`: the plugin runs as nobody with nobody's groups, and the
 # daemon can still end it (a restart by hand ends the running plugin first) and stop within a few seconds.
 sandbox_config ', "user": "nobody"' asuser >"$root/etc/mobiusd/asuser.json"
-mkdir -p "$root/etc/systemd/system/mobiusd@asuser.service.d"
-cat >"$root/etc/systemd/system/mobiusd@asuser.service.d/plugins.conf" <<'EOF'
-[Service]
-DynamicUser=no
-User=root
-CapabilityBoundingSet=CAP_SETUID CAP_SETGID
-SystemCallFilter=@setuid
-PrivateUsers=no
-EOF
+# The drop-in exactly as docs/systemd.md shows it: the ini block that starts with its path.
+dropin="$root/etc/systemd/system/mobiusd@asuser.service.d/accounts.conf"
+mkdir -p "$(dirname "$dropin")"
+awk '/^# \/etc\/systemd\/system\/mobiusd@NAME.service.d\/accounts.conf$/ { on = 1; next } on && /^```/ { exit } on' \
+    docs/systemd.md >"$dropin"
+check "docs/systemd.md has the plugin-account drop-in" grep -q '^CapabilityBoundingSet=' "$dropin"
 run systemctl daemon-reload
 run systemctl start mobiusd@asuser.socket mobiusd@asuser.service
 check "mobiusd@asuser starts with the plugin-account drop-in (systemctl start: $out)" [ $rc = 0 ]
