@@ -1,10 +1,11 @@
 #!/bin/bash
-# `systemctl reload mobiusd@counter` under a real systemd as PID 1: it waits for the daemon's outcome, exits 0 for a
-# valid changed config (which takes effect) and fails for a refused one (which changes nothing), with the reason in
-# `systemctl status`. systemd runs in a container (systemd-nspawn -b) whose root is an overlay of this machine's own
-# root, in a mount namespace of its own (unshare -m) with /run on a tmpfs: the binaries, units and config go into
-# the overlay's upper layer in a scratch directory, so the host's /dev, /etc, /run and the checkout stay as they
-# were. Needs root. Exits 0 with "skipped: REASON" when systemd-nspawn cannot run here at all, else non-zero on any
+# The units under a real systemd as PID 1. `systemctl reload mobiusd@counter` waits for the daemon's outcome, exits
+# 0 for a valid changed config (which takes effect) and fails for a refused one (which changes nothing), with the
+# reason in `systemctl status`; then sandbox-checks.sh shows that the sandbox lets plugins and D-Bus work and the
+# access lists see clients' own uids, and that the documented drop-in for plugin accounts works. systemd runs in a
+# container (systemd-nspawn -b) whose root is an overlay of this machine's own root, in a mount namespace of its own
+# (unshare -m) with /run on a tmpfs: the binaries, units and configs go into the overlay's upper layer in a scratch
+# directory, so the host's /dev, /etc, /run and the checkout stay as they were. Needs root. Exits 0 with "skipped: REASON" when systemd-nspawn cannot run here at all, else non-zero on any
 # failed check. `make test-systemd` runs it; docs/systemd.md, "Testing under a real systemd".
 #   BIN=DIR     where mobiusd and mobiusctl are (default: `swift build --show-bin-path`)
 #   KEEP=1      keep the scratch directory (the container's console log) after the run
