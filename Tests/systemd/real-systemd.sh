@@ -6,7 +6,8 @@
 # container (systemd-nspawn -b) whose root is an overlay of this machine's own root, in a mount namespace of its own
 # (unshare -m) with /run on a tmpfs: the binaries, units and configs go into the overlay's upper layer in a scratch
 # directory, so the host's /dev, /etc, /run and the checkout stay as they were. Needs root. Exits 0 with
-# "skipped: REASON" when systemd-nspawn cannot run here at all, else non-zero on any failed check. `make test-systemd` runs it; docs/systemd.md, "Testing under a real systemd".
+# "skipped: REASON" when systemd-nspawn cannot run here at all, else non-zero on any failed check.
+# `make test-systemd` runs it; docs/systemd.md, "Testing under a real systemd".
 #   BIN=DIR     where mobiusd and mobiusctl are (default: `swift build --show-bin-path`)
 #   KEEP=1      keep the scratch directory (the container's console log) after the run
 set -u
