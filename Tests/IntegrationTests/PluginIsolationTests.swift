@@ -2,9 +2,9 @@ import MobiusJSON
 import MobiusSystem
 import Testing
 
-/// docs/protocol.md 2.1: what a plugin inherits from the daemon. Only its three pipes as descriptors 0-2, and an
-/// environment of exactly the documented variables, as the plugin itself sees them (Tests/Fixtures/Plugins/probe.py
-/// lists /proc/self/fd and reads /proc/self/environ).
+/// docs/protocol.md 2.1: what a plugin inherits from the daemon. Only its three pipes as descriptors 0-2, no blocked
+/// signal, and an environment of exactly the documented variables, as the plugin itself sees them
+/// (Tests/Fixtures/Plugins/probe.py lists /proc/self/fd and reads /proc/self/status and /proc/self/environ).
 @Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct PluginIsolationTests {
     static func config(probe: [String: JSONValue] = [:]) -> String {
@@ -34,6 +34,8 @@ struct PluginIsolationTests {
         let report = try PluginFixtures.probeReport(daemon)
         #expect(report["fds"] == [0, 1, 2], "\(report)")
         #expect(report["stdio"] == ["pipe", "pipe", "pipe"], "\(report)")
+        // The daemon's threads block the signals its signalfd reads; the plugin starts with none blocked.
+        #expect(report["sigblk"] == ["0000000000000000"], "\(report)")
         withExtendedLifetime(clients) {}
         try daemon.terminate()
     }

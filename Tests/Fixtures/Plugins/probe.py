@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A mobiusd plugin that reports what the daemon started it with: effect "probe" answers with an event carrying the
-Uid, Gid and Groups lines of /proc/self/status, the descriptors it had open when it started (and what 0-2 are), and
+Uid, Gid, Groups and SigBlk lines of /proc/self/status, the descriptors it had open when it started (and what 0-2 are), and
 its environment as it was exec'd (/proc/self/environ, which Python's own changes to os.environ never reach). For the
 tests of plugin isolation (docs/protocol.md 2.1); docs/security.md says what they show.
 
@@ -39,7 +39,7 @@ def status_lines():
     with open("/proc/self/status") as status:
         for line in status:
             key, _, value = line.partition(":")
-            if key in ("Uid", "Gid", "Groups"):
+            if key in ("Uid", "Gid", "Groups", "SigBlk"):
                 fields[key.lower()] = value.split()
     return fields
 
