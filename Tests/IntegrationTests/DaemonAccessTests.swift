@@ -171,7 +171,8 @@ struct DaemonAccessTests {
         #expect(file?.mode == 0o660 && file?.owner == 0 && file?.group == 4300, "\(String(describing: file))")
         let member = try OtherUser(uid: 65534, groups: [4300]).replies(daemon, ["model", Self.increment])
         #expect(member.first?.line == #"{"ok":true,"seq":0,"model":0}"#, "\(member)")
-        #expect(member.count == 2 && member.last?.errorCode == "PermissionDenied", "connecting grants no write: \(member)")
+        #expect(
+            member.count == 2 && member.last?.errorCode == "PermissionDenied", "connecting grants no write: \(member)")
         try Self.expectRefusedAtConnect(.nobody, daemon)
         try Self.expectRefusedAtConnect(OtherUser(uid: 65534, groups: [4301]), daemon)
         let status = try daemon.connect().request("status")

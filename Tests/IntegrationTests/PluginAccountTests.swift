@@ -13,7 +13,10 @@ import Testing
 struct PluginAccountTests {
     static let accounts = (
         users: ["mobiusd-probe:x:4242:4242::/nonexistent/mobiusd-probe:/usr/sbin/nologin"],
-        groups: ["mobiusd-probe:x:4242:", "mobiusd-probe-a:x:4300:mobiusd-probe", "mobiusd-probe-b:x:4301:nobody,mobiusd-probe"]
+        groups: [
+            "mobiusd-probe:x:4242:", "mobiusd-probe-a:x:4300:mobiusd-probe",
+            "mobiusd-probe-b:x:4301:nobody,mobiusd-probe",
+        ]
     )
 
     /// What probe.py reported, run with `account` (its `user` and `group` keys).

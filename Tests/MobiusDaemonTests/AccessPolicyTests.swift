@@ -28,11 +28,14 @@ struct AccessPolicyTests {
     func groups() {
         let policy = AccessPolicy(read: [.group(100)], write: [.group(200)])
         #expect(Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 100))) == [true, false])
-        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 50, groups: [7, 200]))) == [false, true])
+        #expect(
+            Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 50, groups: [7, 200]))) == [false, true])
         #expect(
             Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 50, groups: [100, 200]))) == [true, true])
         #expect(Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 50, groups: [7]))) == [false, false])
-        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 100, gid: 50))) == [false, false], "a uid is not a gid")
+        #expect(
+            Self.decision(policy.permissions(for: Self.peer(uid: 100, gid: 50))) == [false, false], "a uid is not a gid"
+        )
     }
 
     @Test("an empty write list lets nobody write, not even root")

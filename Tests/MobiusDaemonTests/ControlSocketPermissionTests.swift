@@ -16,7 +16,10 @@ struct ControlSocketPermissionTests {
         defer { directory.remove() }
         let path = directory.file("x.sock")
         let config = try DaemonConfig(
-            json: ["update": ["builtin": "counter"], "socket": ["mode": "0600", "group": .string("\(SystemProcess.groupID)")]],
+            json: [
+                "update": ["builtin": "counter"],
+                "socket": ["mode": "0600", "group": .string("\(SystemProcess.groupID)")],
+            ],
             baseDirectory: directory.path)
         var options = DaemonOptions()
         options.socketPath = path

@@ -15,10 +15,10 @@ extension DaemonSetup {
         let listener: FileDescriptor
         do {
             listener = try UnixSocket.listen(path: socketPath, mode: config.socketMode, group: socketGroup)
-        } catch where error.operation == "bind" && error.errno == Errno.addressInUse {
+        } catch  where error.operation == "bind" && error.errno == Errno.addressInUse {
             throw DaemonStartError(
                 description: "\(socketPath): another mobiusd is already running there (it accepts connections)")
-        } catch where error.operation == "chmod" || error.operation == "chown" {
+        } catch  where error.operation == "chmod" || error.operation == "chown" {
             throw DaemonStartError(description: "cannot set the socket's permissions: \(error)")
         } catch {
             throw DaemonStartError(description: "cannot listen on \(socketPath): \(error)")

@@ -18,7 +18,8 @@ struct OtherUser: CustomStringConvertible {
 
     /// `setpriv` and its options: this identity, then the command that follows.
     var launcher: [String] {
-        let groupOption = groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
+        let groupOption =
+            groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
         return ["setpriv", "--reuid=\(uid)", "--regid=\(gid)", groupOption, "--"]
     }
 
