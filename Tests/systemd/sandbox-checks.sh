@@ -35,33 +35,27 @@ model_of() {
     in_container socat -t 2 - "UNIX-CONNECT:/run/mobiusd/$1.sock" <<<model 2>&1
 }
 
-# Prints the first event in the model's "seen" of type $2 (a JSON object), or nothing; $1 is a model reply line.
-seen_event() {
+# The events of type $2 in app $1's model ("seen"): the first one as a JSON object (nothing when there is none) when
+# $3 is `first`, else the list of their member $3.
+events_of() {
     /usr/bin/python3 -c '
 import json, sys
 try:
     seen = json.loads(sys.argv[1]).get("model", {}).get("seen", [])
 except ValueError:
     seen = []
-print(next((json.dumps(e, sort_keys=True) for e in seen if e.get("type") == sys.argv[2]), ""))' "$1" "$2"
-}
-
-# The args of every event of type $2 in app $1's model, as a JSON list.
-args_of_all() {
-    /usr/bin/python3 -c '
-import json, sys
-try:
-    seen = json.loads(sys.argv[1]).get("model", {}).get("seen", [])
-except ValueError:
-    seen = []
-print(json.dumps([e.get("args") for e in seen if e.get("type") == sys.argv[2]]))' "$(model_of "$1")" "$2"
+events = [e for e in seen if e.get("type") == sys.argv[2]]
+if sys.argv[3] == "first":
+    print(json.dumps(events[0], sort_keys=True) if events else "")
+else:
+    print(json.dumps([e.get(sys.argv[3]) for e in events]))' "$(model_of "$1")" "$2" "$3"
 }
 
 # Waits up to 10 s for an event of type $2 in app $1's model; sets $event.
 wait_for_event() {
     event=""
     for _ in $(seq 1 100); do
-        event=$(seen_event "$(model_of "$1")" "$2")
+        event=$(events_of "$1" "$2" first)
         [ -n "$event" ] && return 0
         sleep 0.1
     done
@@ -127,7 +121,8 @@ check "nobody sends a signal that looks like the service's (rc $rc: $out)" [ $rc
 wait "$service"
 check "the service owned its name and sent its signal (rc $?)" [ $? = 0 ]
 check "the owner's signal becomes an event" wait_for_event sandbox owned
-check "nobody's copy does not ($(args_of_all sandbox owned))" [ "$(args_of_all sandbox owned)" = '[["from-owner"]]' ]
+owned=$(events_of sandbox owned args)
+check "nobody's copy does not ($owned)" [ "$owned" = '[["from-owner"]]' ]
 
 # The daemon sees a client's own uid: `daemon` (uid 1), a writer by name, may send events; nobody may not read.
 run setpriv --reuid=1 --regid=1 --clear-groups socat -t 2 - UNIX-CONNECT:/run/mobiusd/sandbox.sock \
