@@ -134,6 +134,7 @@ DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/mobiusd
 PLUGINDIR ?= $(PREFIX)/lib/mobiusd/plugins
@@ -160,12 +161,16 @@ install:
 
 install-files:
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(MANDIR)/man1" \
-	  "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
+	  "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)" "$(DESTDIR)$(SYSUSERSDIR)"
 	install -m 0755 "$(BUILT)/mobiusd" "$(BUILT)/mobiusctl" "$(DESTDIR)$(BINDIR)/"
 	for u in $(UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/$$u" > "$(DESTDIR)$(UNITDIR)/$$u"; \
 	  chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done
 	for u in $(USER_UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/user/$$u" > "$(DESTDIR)$(USERUNITDIR)/$$u"; \
 	  chmod 0644 "$(DESTDIR)$(USERUNITDIR)/$$u"; done
+	install -m 0644 systemd/sysusers.d/mobiusd.conf "$(DESTDIR)$(SYSUSERSDIR)/"
+	# The system units' user: created now when installing into this system, by the package's postinst otherwise.
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v systemd-sysusers >/dev/null; then \
+	  systemd-sysusers "$(SYSUSERSDIR)/mobiusd.conf"; fi
 	install -m 0644 man/mobiusctl.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -m 0644 man/mobiusd.8 "$(DESTDIR)$(MANDIR)/man8/"
 	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
@@ -182,6 +187,7 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/mobiusd" "$(DESTDIR)$(BINDIR)/mobiusctl"
 	for p in $(BUNDLED_PLUGIN_PRODUCTS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
 	rm -f $(foreach u,$(UNITS),"$(DESTDIR)$(UNITDIR)/$(u)") $(foreach u,$(USER_UNITS),"$(DESTDIR)$(USERUNITDIR)/$(u)")
+	rm -f "$(DESTDIR)$(SYSUSERSDIR)/mobiusd.conf"
 	rm -f "$(DESTDIR)$(MANDIR)/man1/mobiusctl.1" "$(DESTDIR)$(MANDIR)/man8/mobiusd.8"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
 	rm -f "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl" "$(DESTDIR)$(BASHCOMPDIR)/mobiusd" \
