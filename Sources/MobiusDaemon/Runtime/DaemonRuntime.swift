@@ -125,7 +125,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             let event = try loop.decodeEvent(json)
             loop.enqueue(edge: .event(event, json: json, source: .timer, ticket: nil))
         } catch {
-            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            stats.rejectedUndecodable(from: .timer)
             log.limited(
                 "event rejected", .warning, "event from timer rejected: \(EventRejection.message(for: error))",
                 fields: LogFields(source: EventSourceKind.timer.rawValue))
@@ -299,6 +299,8 @@ extension DaemonRuntime: ControlCommandHandler {
                         ]))
                 }
             }
+        case .metrics(let format):
+            answerMetrics(format, reply: reply)
         case .restartPlugin(let name):
             guard let runner = plugins.runner(named: name) else {
                 reply(JSONLine.error(.invalidArgument, "no plugin named \"\(name)\"", line: line))
