@@ -23,12 +23,14 @@ struct ControlClient {
             return ExitStatus.unreachable
         }
         defer { fd.close() }
+        if case .top = command { return TopSession(fd: fd, socket: socket, console: console).run() }
         // Without the handler Ctrl-C simply ends the process; a stream should end quietly with status 0 instead.
         if command.endsByInterrupt { try? InterruptRequest.catchSignal(shuttingDown: fd) }
         do {
             if let seconds = command.replyTimeout { try fd.setReceiveTimeout(seconds: seconds) }
             // The write end stays open: the daemon keeps streams only while we might still send.
             try fd.writeAllInterruptibly(Array((command.requestLine + "\n").utf8), socket: true)
+            if case .metrics = command { return try metricsText(LineReader(fd: fd)) }
             return try converse(LineReader(fd: fd))
         } catch {
             if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
@@ -96,6 +98,24 @@ struct ControlClient {
             return ExitStatus.unreachable
         }
         return ExitStatus.success  // watch and monitor: the daemon ended the stream (it stopped)
+    }
+
+    /// Prints the text `metrics` answers through its `# EOF` line, whatever the output mode: it is not JSON. An
+    /// error reply is a JSON line instead.
+    private func metricsText(_ lines: LineReader) throws(SystemError) -> Int32 {
+        var lines = lines
+        var first = true
+        while let line = try lines.nextLine() {
+            if first, line.first == UInt8(ascii: "{"), let value = try? Self.lineParser.parse(line) {
+                console.error(HumanFormat.error(value))
+                return ExitStatus.errorReply
+            }
+            first = false
+            console.out(line)
+            if line.elementsEqual("# EOF".utf8) { return ExitStatus.success }
+        }
+        console.error("\(socketPath): mobiusd closed the connection before the end of the metrics")
+        return ExitStatus.unreachable
     }
 
     private func show(_ rendering: Rendering) {

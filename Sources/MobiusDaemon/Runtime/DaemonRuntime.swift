@@ -239,6 +239,8 @@ final class DaemonRuntime<Model, Event, Effect> {
             reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
         case .hangUp:
             reloader.reload()
+        case .windowChange:
+            return  // not in the daemon's signalfd (DaemonSetup.serve)
         }
     }
 
