@@ -142,7 +142,7 @@ struct Invocation: Equatable, Sendable {
             case "--follow":
                 if inline != nil { record(UsageError("--follow takes no value", command: commandName)) }
                 commandOptions.append((name, nil))
-            case "--path", "--since", "--limit", "--timeout", "--format":
+            case "--path", "--since", "--limit", "--timeout", "--format", "--output":
                 if let value = value(for: name, inline: inline) { commandOptions.append((name, value)) }
             default:
                 record(UsageError("unknown option \(name)", command: commandName))
@@ -190,7 +190,7 @@ extension Command {
         case "model", "watch": allowed = ["--path"]
         case "log": allowed = ["--since", "--follow", "--limit"]
         case "reload": allowed = ["--timeout"]
-        case "metrics": allowed = ["--format"]
+        case "metrics": allowed = ["--format", "--output"]
         case "send", "status", "monitor", "hello", "ping", "plugin", "top": allowed = []
         default: throw UsageError("unknown command \"\(name)\"", command: nil)
         }
@@ -248,7 +248,9 @@ extension Command {
             if let format, !Self.metricsFormats.contains(format) {
                 throw UsageError("--format takes openmetrics or prometheus, not \"\(format)\"", command: name)
             }
-            self = .metrics(format: format)
+            let output = values["--output"]
+            if output?.isEmpty == true { throw UsageError("--output needs a file name", command: name) }
+            self = .metrics(format: format, output: output)
         case "hello": self = .hello
         case "reload":
             let timeout = values["--timeout"].map { Int($0) } ?? Self.defaultReloadTimeout

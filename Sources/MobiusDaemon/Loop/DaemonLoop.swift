@@ -500,9 +500,12 @@ final class DaemonLoop<Model, Event, Effect> {
             recycle(inputs)
             return
         }
-        let commitStarted = SystemProcess.monotonicNanoseconds()
+        // Only passes with events are journaled, and timed.
+        let commitStarted = pass.seqs == nil ? 0 : SystemProcess.monotonicNanoseconds()
         if let outcome = hook.commitAtOnce(&pass) {
-            metrics.commitLatency.observe(since: commitStarted, now: SystemProcess.monotonicNanoseconds())
+            if commitStarted != 0 {
+                metrics.commitLatency.observe(since: commitStarted, now: SystemProcess.monotonicNanoseconds())
+            }
             keepRecords(&pass)
             end(inputs: inputs, work: work, outcome)
             return
@@ -512,7 +515,9 @@ final class DaemonLoop<Model, Event, Effect> {
             guard case .committing(let inputs, let work) = phase else {
                 preconditionFailure("a commit was answered with no pass waiting for it")
             }
-            metrics.commitLatency.observe(since: commitStarted, now: SystemProcess.monotonicNanoseconds())
+            if commitStarted != 0 {
+                metrics.commitLatency.observe(since: commitStarted, now: SystemProcess.monotonicNanoseconds())
+            }
             phase = .idle
             end(inputs: inputs, work: work, outcome)
             // Inputs that queued meanwhile form the next pass. Only then another round: the hook answers from a
