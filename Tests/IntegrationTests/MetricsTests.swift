@@ -81,7 +81,8 @@ struct MetricsTests {
         #expect(try client.request("{bad").errorCode == "InvalidJSON")
         let text = try Self.text(client, #"metrics {"format":"prometheus"}"#)
         #expect(text.contains("# TYPE mobiusd_events_accepted_total counter"), "counters declared by their series")
-        let check = try DaemonToolRun.run(promtool, ["check", "metrics"], stdin: Array(text.joined(separator: "\n").utf8) + [10])
+        let check = try DaemonToolRun.run(
+            promtool, ["check", "metrics"], stdin: Array(text.joined(separator: "\n").utf8) + [10])
         #expect(check.exit == .exited(0), "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.isEmpty && check.stderr.isEmpty, "no lint problems: \(check.stdout)\(check.stderr)")
         try daemon.terminate()

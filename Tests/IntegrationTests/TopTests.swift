@@ -27,7 +27,9 @@ struct TopTests {
     /// Waits for the shell's `ended` and returns top's exit status and stderr, checking the terminal is as it was.
     private func ended(_ sandbox: CtlSandbox, _ pane: TmuxPane) throws -> (status: String, stderr: String) {
         try pane.waitFor("ended")
-        let read = { (name: String) in (try? String(contentsOfFile: sandbox.directory + "/" + name, encoding: .utf8)) ?? "" }
+        let read = { (name: String) in
+            (try? String(contentsOfFile: sandbox.directory + "/" + name, encoding: .utf8)) ?? ""
+        }
         #expect(!read("before").isEmpty && read("before") == read("after"), "stty -g before and after top")
         let screen = try pane.capture()
         #expect(!screen.contains("q quits"), "the main screen is back: \(screen)")
@@ -37,7 +39,8 @@ struct TopTests {
     @Test func showsTheFiguresAndQuitsOnQ() throws {
         let (sandbox, pane) = try start()
         let screen = try pane.capture()
-        for label in ["events/s", "ack       p50", "queue     0 of 65536", "journal   ", "snapshot none", "no plugins"] {
+        for label in ["events/s", "ack       p50", "queue     0 of 65536", "journal   ", "snapshot none", "no plugins"]
+        {
             #expect(screen.contains(label), "\(label): \(screen)")
         }
         // The next refreshes follow what happens: a new event and its rate.

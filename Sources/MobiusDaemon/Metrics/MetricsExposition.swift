@@ -73,7 +73,8 @@ enum MetricsExposition {
             "mobiusd_plugin_effects_queued", help: "Effects waiting in the daemon for each plugin's concurrency.",
             plugins.map { ([("plugin", $0.name)], String($0.queued)) })
         text.counter(
-            "mobiusd_plugin_effects", help: "Effects each plugin finished, by outcome (handled, or the failure's code).",
+            "mobiusd_plugin_effects",
+            help: "Effects each plugin finished, by outcome (handled, or the failure's code).",
             plugins.flatMap { plugin in
                 effectOutcomes.map { outcome in
                     let count =

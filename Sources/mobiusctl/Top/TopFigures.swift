@@ -81,7 +81,8 @@ struct TopFigures: Equatable {
             let handled = outcomes.filter { $0.labels["outcome"] == "handled" }.reduce(0) { $0 + $1.value }
             let failed = outcomes.filter { $0.labels["outcome"] != "handled" }.reduce(0) { $0 + $1.value }
             return Plugin(
-                name: name, state: state, inFlight: scrape.value("mobiusd_plugin_effects_in_flight", ["plugin": name]) ?? 0,
+                name: name, state: state,
+                inFlight: scrape.value("mobiusd_plugin_effects_in_flight", ["plugin": name]) ?? 0,
                 handled: handled, failed: failed,
                 restarts: scrape.value("mobiusd_plugin_restarts_total", ["plugin": name]) ?? 0)
         }

@@ -81,10 +81,14 @@ struct TopSession {
                         }
                     }
                 case .keys:
-                    let count = buffer.withUnsafeMutableBytes { (try? FileDescriptor.standardInput.readInterruptibly(into: $0)) ?? 0 }
+                    let count = buffer.withUnsafeMutableBytes {
+                        (try? FileDescriptor.standardInput.readInterruptibly(into: $0)) ?? 0
+                    }
                     if count == 0 {
                         epoll.remove(.standardInput)
-                    } else if buffer.prefix(count).contains(where: { $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") }) {
+                    } else if buffer.prefix(count).contains(where: {
+                        $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q")
+                    }) {
                         return ExitStatus.success
                     }
                 case .daemon:
