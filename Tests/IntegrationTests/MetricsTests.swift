@@ -154,11 +154,8 @@ struct MetricsTests {
     /// leaves the last file as it was.
     @Test func theTimerServiceWritesTheFileForNodeExporter() throws {
         let promtool = try #require(DaemonSpawn.which("promtool"), "promtool (Debian package prometheus)")
-        let unit = try String(
-            contentsOfFile: "\(DocCatalog.packageDirectory)/systemd/mobiusd-metrics@.service", encoding: .utf8)
-        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
-        let words = line.dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
-        #expect(words.first == "/usr/local/bin/mobiusctl", "\(line)")
+        let words = try CtlSandbox.unitCommand("mobiusd-metrics@.service", "ExecStart")
+        #expect(words.first == "/usr/local/bin/mobiusctl", "\(words)")
         let sandbox = CtlSandbox()
         let textfiles = sandbox.directory + "/node-exporter"
         try FileSystem.makeDirectories(textfiles)

@@ -10,23 +10,27 @@ final class LatencyHistogram {
 
     /// Per bucket (not cumulative), then the `+Inf` bucket, then the sum of the observations in nanoseconds.
     private let counts: UnsafeMutableBufferPointer<UInt64>
+    /// `bounds`, copied where reading it takes neither a global's lazy initialization nor a reference count.
+    private let limits: UnsafeMutableBufferPointer<UInt64>
 
     init() {
         counts = .allocate(capacity: Self.bounds.count + 2)
         counts.initialize(repeating: 0)
+        limits = .allocate(capacity: Self.bounds.count)
+        _ = limits.initialize(from: Self.bounds)
     }
 
     deinit {
         counts.deallocate()
+        limits.deallocate()
     }
 
     /// Counts one observation of `nanoseconds`.
     func observe(_ nanoseconds: UInt64) {
         var index = 0
-        let bounds = Self.bounds
-        while index < bounds.count && nanoseconds > bounds[index] { index += 1 }
+        while index < limits.count && nanoseconds > limits[index] { index += 1 }
         counts[index] &+= 1
-        counts[bounds.count + 1] &+= nanoseconds
+        counts[limits.count + 1] &+= nanoseconds
     }
 
     /// Counts the time from `start` (monotonic nanoseconds) to now.
