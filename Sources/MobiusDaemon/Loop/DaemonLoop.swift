@@ -591,9 +591,7 @@ final class DaemonLoop<Model, Event, Effect> {
         if let counts = work.counts { metrics.count(counts) }
         // With more input queued, the next pass (and its commit) goes first; the replies go at the end of the round.
         outlets.sink.deliver(work.outputs, writeNow: queue.isEmpty)
-        if work.queuedAt != 0 {
-            metrics.passLatency.observe(since: work.queuedAt, now: SystemProcess.monotonicNanoseconds())
-        }
+        if work.queuedAt != 0 { metrics.passEnded(queuedAt: work.queuedAt) }
         spare.keep(&work.outputs)
         if work.modelChanged { publish(to: outlets.sink) }
         if !work.effects.isEmpty, let dispatcher = outlets.dispatcher {

@@ -21,6 +21,8 @@ extension DaemonRuntime {
     /// Every figure of `metrics` as it is now (reactor thread).
     func metricsSample() -> MetricsSample {
         let counters = loop.metrics
+        // The passes of this round so far are counted too.
+        if counters.hasEndedPasses { counters.timeEndedPasses(now: SystemProcess.monotonicNanoseconds()) }
         var accepted = counters.acceptedElsewhere
         accepted[.client] = loop.state.accepted &- accepted.total
         var rejected = counters.rejected

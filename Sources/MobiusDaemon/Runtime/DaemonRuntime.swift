@@ -215,7 +215,14 @@ final class DaemonRuntime<Model, Event, Effect> {
             systemd.startingStatus("recovery waits: \(trouble)")
         }
         server.continueHandOvers()
-        server.endOfRound()
+        // One clock read times the round's passes and stamps the control server's writes.
+        var now: UInt64?
+        if loop.metrics.hasEndedPasses {
+            let time = SystemProcess.monotonicNanoseconds()
+            loop.metrics.timeEndedPasses(now: time)
+            now = time
+        }
+        server.endOfRound(now: now)
         systemd.endOfRound()
         // Writing can let a connection that waited for its output to drain hand the loop more requests: they are
         // applied in another round right away, not whenever the next descriptor happens to be ready.
