@@ -38,12 +38,6 @@ struct PassWork<Model, Effect> {
     /// When the pass's first input was queued (monotonic nanoseconds), for its latency; 0: not measured.
     var queuedAt: UInt64 = 0
 
-    /// Changes `counts`, made when first needed.
-    mutating func count(_ change: (inout PassCounts) -> Void) {
-        if counts == nil { counts = PassCounts() }
-        change(&counts!)
-    }
-
     init(state: LoopState<Model>, audience: Audience) {
         self.state = state
         self.monitors = audience.monitors
