@@ -588,7 +588,9 @@ final class DaemonLoop<Model, Event, Effect> {
                 fields: LogFields(source: rejection.source.rawValue))
         }
         // Counted before the replies go: a `metrics` in this pass is answered as they are delivered.
-        if let counts = work.counts { metrics.count(counts) }
+        if work.acceptedElsewhere.total != 0 || work.rejectedBy != nil {
+            metrics.count(work.acceptedElsewhere, rejected: work.rejectedBy ?? [:])
+        }
         // With more input queued, the next pass (and its commit) goes first; the replies go at the end of the round.
         outlets.sink.deliver(work.outputs, writeNow: queue.isEmpty)
         if work.queuedAt != 0 { metrics.passEnded(queuedAt: work.queuedAt) }

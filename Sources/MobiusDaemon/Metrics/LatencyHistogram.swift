@@ -27,14 +27,8 @@ final class LatencyHistogram {
 
     /// Counts one observation of `nanoseconds`.
     func observe(_ nanoseconds: UInt64) {
-        // The first bound not below it, by bisection: five comparisons for the 19 bounds.
-        var low = 0
-        var high = limits.count
-        while low < high {
-            let middle = (low + high) / 2
-            if nanoseconds > limits[middle] { low = middle + 1 } else { high = middle }
-        }
-        let index = low
+        var index = 0
+        while index < limits.count && nanoseconds > limits[index] { index += 1 }
         counts[index] &+= 1
         counts[limits.count + 1] &+= nanoseconds
     }

@@ -42,9 +42,9 @@ final class LoopMetrics {
     }
 
     /// Takes a committed pass's counts.
-    func count(_ counts: PassCounts) {
-        acceptedElsewhere.add(counts.acceptedElsewhere)
-        for (key, count) in counts.rejected { rejected[key, default: 0] += count }
+    func count(_ acceptedElsewhere: SourceCounts, rejected: [RejectionKey: UInt64]) {
+        self.acceptedElsewhere.add(acceptedElsewhere)
+        for (key, count) in rejected { self.rejected[key, default: 0] += count }
     }
 }
 
