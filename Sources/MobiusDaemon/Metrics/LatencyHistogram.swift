@@ -12,22 +12,30 @@ final class LatencyHistogram {
     private let counts: UnsafeMutableBufferPointer<UInt64>
     /// `bounds`, copied where reading it takes neither a global's lazy initialization nor a reference count.
     private let limits: UnsafeMutableBufferPointer<UInt64>
+    /// For each power of two 2^k, the first bucket a value of at least 2^k can fall in: an observation starts
+    /// its search there and moves on at most twice (the bounds grow by 2 or 2.5 from one to the next).
+    private let firstCandidate: UnsafeMutableBufferPointer<Int>
 
     init() {
         counts = .allocate(capacity: Self.bounds.count + 2)
         counts.initialize(repeating: 0)
         limits = .allocate(capacity: Self.bounds.count)
         _ = limits.initialize(from: Self.bounds)
+        firstCandidate = .allocate(capacity: 64)
+        for power in 0..<64 {
+            firstCandidate[power] = Self.bounds.firstIndex { $0 >= UInt64(1) << power } ?? Self.bounds.count
+        }
     }
 
     deinit {
         counts.deallocate()
         limits.deallocate()
+        firstCandidate.deallocate()
     }
 
     /// Counts one observation of `nanoseconds`.
     func observe(_ nanoseconds: UInt64) {
-        var index = 0
+        var index = nanoseconds == 0 ? 0 : firstCandidate[63 - nanoseconds.leadingZeroBitCount]
         while index < limits.count && nanoseconds > limits[index] { index += 1 }
         counts[index] &+= 1
         counts[limits.count + 1] &+= nanoseconds
