@@ -23,10 +23,16 @@ enum Command: Equatable, Sendable {
     case reload(timeout: Int)
     /// `plugin restart NAME`: starts a plugin again, a `failed` one too.
     case restartPlugin(String)
+    /// `metrics [--format F] [--output FILE]`: the counters and latencies as text (OpenMetrics, or `prometheus` for
+    /// node_exporter), on stdout or written to FILE in one step (a temporary file renamed over it).
+    case metrics(format: String?, output: String?)
+    /// `top`: a live view, refreshed each second, until `q`, Ctrl-C or the daemon's end.
+    case top
 
     /// The commands the tool knows, in help order (`help` included).
     static let names = [
-        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "metrics", "top",
+        "help",
     ]
 
     /// The command's name on mobiusctl's command line.
@@ -42,6 +48,8 @@ enum Command: Equatable, Sendable {
         case .ping: return "ping"
         case .reload: return "reload"
         case .restartPlugin: return "plugin"
+        case .metrics: return "metrics"
+        case .top: return "top"
         }
     }
 
@@ -57,6 +65,9 @@ enum Command: Equatable, Sendable {
         case .ping: return "ping"
         case .reload: return "reload"
         case .restartPlugin(let name): return "plugin " + Self.compact(["restart": .string(name)])
+        case .metrics(let format, _):
+            return format.map { "metrics " + Self.compact(["format": .string($0)]) } ?? "metrics"
+        case .top: return "metrics"
         case .log(let since, let follow, let limit):
             var members: [(String, JSONValue)] = []
             if let since { members.append(("since", .number(JSONNumber(since)))) }

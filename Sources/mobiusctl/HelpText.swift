@@ -19,6 +19,10 @@ enum HelpText {
           ping                    wait until the daemon has handled everything before; print its seq
           reload [--timeout S]    make the daemon read its config again and wait (up to S s, 90) for the outcome
           plugin restart NAME     start plugin NAME again, a failed one too
+          metrics [--format F] [--output FILE]
+                                  print the counters and latencies (F: openmetrics, the default, or prometheus),
+                                  or write them to FILE in one step
+          top                     show events/s, ack latency, queues, plugins, journal, refreshed each second
           help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
 
         Options (before or after the command):
@@ -34,7 +38,8 @@ enum HelpText {
 
         Exit status: 0 ok; 1 the daemon answered with an error (for reload: the config was refused);
         2 usage error or invalid JSON; 3 the daemon could not be reached, closed the connection before answering,
-        or did not answer reload within its timeout (90 s unless --timeout says).
+        or did not answer reload within its timeout (90 s unless --timeout says), or went away during top;
+        4 metrics --output could not write its file.
         """
 
     /// Help for one command, or `nil` when there is no such command.
@@ -120,6 +125,27 @@ enum HelpText {
                 "plugin NAME: STATE". A failed plugin (its restart budget spent) starts again with a fresh
                 budget. An unknown NAME exits 1.
                 """
+        case "metrics":
+            return """
+                Usage: \(usage("metrics"))
+
+                Prints the daemon's counters and latency histograms as text ending in "# EOF": events
+                accepted and rejected, pass, commit and fdatasync latencies, queues, plugins, journal, RSS.
+                  --format F     openmetrics (the default: OpenMetrics 1.0) or prometheus (the text format
+                                 node_exporter's textfile collector and promtool read)
+                  --output FILE  write the text to FILE instead, in one step (a temporary FILE.tmp beside it,
+                                 synced, renamed over FILE), as a textfile collector wants; exit 4 if it cannot
+                """
+        case "top":
+            return """
+                Usage: \(usage("top"))
+
+                Shows the app and seq, events/s, ack latency p50/p99 (of the loop's passes), queue depth,
+                subscribers, journal size, snapshot age and each plugin's state, in flight, handled,
+                failed and restarts, refreshed each second. q quits (Ctrl-C too); exit 0. When stdout is
+                not a terminal it prints one line per second until Ctrl-C or SIGTERM. If the daemon goes
+                away it says so on stderr and exits 3.
+                """
         case "help":
             return """
                 Usage: \(usage("help"))
@@ -141,6 +167,7 @@ enum HelpText {
         case "log": return "\(prefix) log [--since N] [--follow] [--limit K]"
         case "reload": return "\(prefix) reload [--timeout SECONDS]"
         case "plugin": return "\(prefix) plugin restart NAME"
+        case "metrics": return "\(prefix) metrics [--format openmetrics|prometheus] [--output FILE]"
         case "help": return "mobiusctl help [COMMAND]"
         case let name? where Command.names.contains(name): return "\(prefix) \(name)"
         default: return "\(prefix) COMMAND [OPTIONS]  (mobiusctl --help lists the commands)"

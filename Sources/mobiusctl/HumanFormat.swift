@@ -34,6 +34,8 @@ enum HumanFormat {
             return Rendering(output: output)
         case .restartPlugin(let name):
             return Rendering(output: ["plugin \(name): " + (reply["state"]?.stringValue ?? "?")])
+        case .metrics, .top:
+            return Rendering()  // their replies are text, read by `ControlClient.metricsText` and `TopSession`
         }
     }
 
@@ -125,7 +127,7 @@ enum HumanFormat {
 }
 
 extension String {
-    fileprivate func padding(to width: Int) -> String {
+    func padding(to width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 

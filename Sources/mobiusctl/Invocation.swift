@@ -142,7 +142,7 @@ struct Invocation: Equatable, Sendable {
             case "--follow":
                 if inline != nil { record(UsageError("--follow takes no value", command: commandName)) }
                 commandOptions.append((name, nil))
-            case "--path", "--since", "--limit", "--timeout":
+            case "--path", "--since", "--limit", "--timeout", "--format", "--output":
                 if let value = value(for: name, inline: inline) { commandOptions.append((name, value)) }
             default:
                 record(UsageError("unknown option \(name)", command: commandName))
@@ -190,7 +190,8 @@ extension Command {
         case "model", "watch": allowed = ["--path"]
         case "log": allowed = ["--since", "--follow", "--limit"]
         case "reload": allowed = ["--timeout"]
-        case "send", "status", "monitor", "hello", "ping", "plugin": allowed = []
+        case "metrics": allowed = ["--format", "--output"]
+        case "send", "status", "monitor", "hello", "ping", "plugin", "top": allowed = []
         default: throw UsageError("unknown command \"\(name)\"", command: nil)
         }
         if let option = options.first(where: { !allowed.contains($0.name) }) {
@@ -241,6 +242,15 @@ extension Command {
                 limit: try Self.count(values["--limit"], option: "--limit"))
         case "status": self = .status
         case "monitor": self = .monitor
+        case "top": self = .top
+        case "metrics":
+            let format = values["--format"]
+            if let format, !Self.metricsFormats.contains(format) {
+                throw UsageError("--format takes openmetrics or prometheus, not \"\(format)\"", command: name)
+            }
+            let output = values["--output"]
+            if output?.isEmpty == true { throw UsageError("--output needs a file name", command: name) }
+            self = .metrics(format: format, output: output)
         case "hello": self = .hello
         case "reload":
             let timeout = values["--timeout"].map { Int($0) } ?? Self.defaultReloadTimeout
@@ -253,6 +263,9 @@ extension Command {
         default: self = .ping
         }
     }
+
+    /// The formats `metrics --format` takes.
+    static let metricsFormats = ["openmetrics", "prometheus"]
 
     /// How long `reload` waits for its answer unless `--timeout` says: systemd's default for `ExecReload=`.
     static let defaultReloadTimeout = 90

@@ -94,6 +94,8 @@ extension DaemonJournal: PassCommitHook {
         let seqs: ClosedRange<UInt64>
         let fd: FileDescriptor
         let done: (CommitOutcome) -> Void
+        /// When its fdatasync was handed to the kernel (monotonic nanoseconds).
+        let submittedAt: UInt64
     }
 
     /// Writes a small pass and hands its fdatasync to the kernel; `false` when the pass must go to the journal
@@ -110,6 +112,7 @@ extension DaemonJournal: PassCommitHook {
             abandonThenFail(error, writer: writer, done: done)
             return true
         }
+        let submittedAt = SystemProcess.monotonicNanoseconds()
         do {
             try sync.submit(fd)
         } catch {
@@ -120,7 +123,7 @@ extension DaemonJournal: PassCommitHook {
             abandonThenFail(error, writer: writer, done: done)
             return true
         }
-        syncing = SyncingPass(records: records, seqs: seqs, fd: fd, done: done)
+        syncing = SyncingPass(records: records, seqs: seqs, fd: fd, done: done, submittedAt: submittedAt)
         return true
     }
 
@@ -138,7 +141,8 @@ extension DaemonJournal: PassCommitHook {
         syncing = nil
         switch outcome {
         case .success:
-            writer?.synced(byteCount: pass.records.count, lastSeq: pass.seqs.upperBound)
+            let elapsed = SystemProcess.monotonicNanoseconds() &- pass.submittedAt
+            writer?.synced(byteCount: pass.records.count, lastSeq: pass.seqs.upperBound, nanoseconds: elapsed)
             // The pass's replies go out first; the window and counters follow before any other pass can run.
             pass.done(.committed)
             var records = pass.records
@@ -225,6 +229,7 @@ extension DaemonJournal: PassCommitHook {
                 journal.value.snapshots.finished()
                 guard case .success = result else { return }
                 journal.value.lastSnapshotSeq = seq
+                journal.value.lastSnapshotTime = snapshot.time
                 // Events that came while it ran may already make the next one due: it starts now, not at the next
                 // pass, so a burst that ends meanwhile is still compacted behind. (After a failure the next pass
                 // tries again, so a full disk does not make this a loop.)

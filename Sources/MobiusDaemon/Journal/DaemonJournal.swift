@@ -37,6 +37,8 @@ final class DaemonJournal {
     /// No pass is written before this (monotonic nanoseconds): a moment after the last failure.
     var retryNotBefore: UInt64 = 0
     var lastSnapshotSeq: UInt64 = 0
+    /// When the newest snapshot was taken (nanoseconds since 1970), or `nil` when there is none.
+    var lastSnapshotTime: Int64?
     /// Reads the committed model (seq and JSON) for a snapshot: the loop's that `recover` restored, which is given
     /// with the writer (without one there are no snapshots).
     private(set) var committedModel: (() -> (UInt64, JSONValue?))?
@@ -89,6 +91,7 @@ final class DaemonJournal {
         catalog = outcome.catalog
         committedSeq = outcome.lastSeq
         lastSnapshotSeq = outcome.snapshot?.seq ?? 0
+        lastSnapshotTime = outcome.snapshot?.time
         snapshots = SnapshotSchedule(eventsSince: outcome.replayed)
         writer = JournalWriter(
             directory: directory.path, catalog: outcome.catalog, segmentBytes: settings.segmentBytes,
@@ -146,6 +149,16 @@ final class DaemonJournal {
             closed.signal()
         }
         closed.wait()
+    }
+
+    /// The journal's figures for `metrics`, or `nil` with `--ephemeral`.
+    var metricsSample: JournalSample? {
+        guard directory != nil else { return nil }
+        let now = PassCommit.now()
+        return JournalSample(
+            bytes: catalog?.journalBytes ?? 0, segments: catalog?.segments.count ?? 0,
+            storageFailures: storageFailures,
+            snapshot: lastSnapshotTime.map { (lastSnapshotSeq, Double(max(0, now - $0)) / 1e9) })
     }
 
     /// The `state` member of `status`.

@@ -34,6 +34,8 @@ final class JournalWriter: Sendable {
         var filling = false
         /// A fill failed (the disk is full, or the file at its size limit): no more for this segment.
         var fillFailed = false
+        /// How long the fdatasyncs of passes took (`metrics`), whichever thread or the kernel ran them.
+        let fdatasyncLatency = LatencyHistogram()
     }
 
     /// Zeros written ahead of the records at a time, and how little room left starts the next fill.
@@ -66,7 +68,11 @@ final class JournalWriter: Sendable {
             guard let fd = active.fd else { return }
             do throws(SystemError) {
                 try fd.writeAll(records, at: active.length)
-                if policy == .always { try fd.synchronizeData() }
+                if policy == .always {
+                    let started = SystemProcess.monotonicNanoseconds()
+                    try fd.synchronizeData()
+                    active.fdatasyncLatency.observe(since: started, now: SystemProcess.monotonicNanoseconds())
+                }
             } catch {
                 abandonSegment(&active, after: error)
                 throw error
@@ -88,9 +94,17 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// The pass `writeForSync` wrote is on disk: it joins the segment.
-    func synced(byteCount: Int, lastSeq: UInt64) {
-        active.withLock { commit(&$0, byteCount: byteCount, lastSeq: lastSeq) }
+    /// The pass `writeForSync` wrote is on disk, its fdatasync having taken `nanoseconds`: it joins the segment.
+    func synced(byteCount: Int, lastSeq: UInt64, nanoseconds: UInt64) {
+        active.withLock { active in
+            active.fdatasyncLatency.observe(nanoseconds)
+            commit(&active, byteCount: byteCount, lastSeq: lastSeq)
+        }
+    }
+
+    /// The fdatasync latencies so far.
+    var fdatasyncSample: HistogramSample {
+        active.withLock { $0.fdatasyncLatency.sample }
     }
 
     /// After `writeForSync` or its fdatasync failed: as `append` after a failure (run it on the journal thread: the
@@ -260,7 +274,10 @@ final class JournalWriter: Sendable {
         guard let fd else { return }
         defer { fd.close() }
         do {
+            let started = SystemProcess.monotonicNanoseconds()
             try fd.synchronizeData()
+            let elapsed = SystemProcess.monotonicNanoseconds() - started
+            active.withLock { $0.fdatasyncLatency.observe(elapsed) }
         } catch {
             reportBatchSyncFailure(error)
             // The pages whose write-back failed cannot be trusted: move on to a new segment.

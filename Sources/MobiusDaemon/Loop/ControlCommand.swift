@@ -5,6 +5,8 @@ enum ControlCommand: Sendable {
     case reload
     /// `plugin {"restart":"NAME"}`: restarts a plugin now, clearing a `failed` state and its restart budget.
     case restartPlugin(String)
+    /// `metrics`: the counters and latencies as text, built off the reactor thread.
+    case metrics(MetricsFormat)
 }
 
 /// Who carries out control commands (the runtime); `reply` gets the whole reply line, on the reactor thread.

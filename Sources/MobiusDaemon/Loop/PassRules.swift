@@ -177,6 +177,7 @@ final class PassRules<Model, Event, Effect> {
         if next.apply(to: &work.state.model) { work.modelChanged = true }
         work.state.seq += 1
         work.state.accepted += 1
+        if source != .client { work.acceptedElsewhere[source] += 1 }
         if !next.effects.isEmpty { work.effects.append(contentsOf: next.effects) }
         if let ticket {
             work.outputs.append(.reply(ticket.connection, ticket.mode == .on ? .ack(work.state.seq) : .none))
@@ -217,6 +218,8 @@ final class PassRules<Model, Event, Effect> {
         work: inout PassWork<Model, Effect>
     ) {
         work.state.rejected += 1
+        if work.rejectedBy == nil { work.rejectedBy = [:] }
+        work.rejectedBy![RejectionKey(code: code, source: source), default: 0] += 1
         guard let ticket else {
             work.unansweredRejections.append((source, message))
             return

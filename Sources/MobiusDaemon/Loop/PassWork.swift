@@ -33,6 +33,12 @@ struct PassWork<Model, Effect> {
     /// For `status`, in a pass that has one: the inputs after the current one, by kind, counted down as the pass
     /// goes (one walk, however many `status` requests the pass has).
     var notYetReached: [EventSourceKind: Int]?
+    /// Applied events from sources other than clients, by source, for `metrics` (clients' are the rest).
+    var acceptedElsewhere = SourceCounts()
+    /// Rejected events and event lines by code and source, for `metrics`; `nil` until the first.
+    var rejectedBy: [RejectionKey: UInt64]?
+    /// When the pass's first input was queued (monotonic nanoseconds), for its latency; 0: not measured.
+    var queuedAt: UInt64 = 0
 
     init(state: LoopState<Model>, audience: Audience) {
         self.state = state

@@ -125,7 +125,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             let event = try loop.decodeEvent(json)
             loop.enqueue(edge: .event(event, json: json, source: .timer, ticket: nil))
         } catch {
-            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            stats.rejectedUndecodable(from: .timer)
             log.limited(
                 "event rejected", .warning, "event from timer rejected: \(EventRejection.message(for: error))",
                 fields: LogFields(source: EventSourceKind.timer.rawValue))
@@ -215,7 +215,14 @@ final class DaemonRuntime<Model, Event, Effect> {
             systemd.startingStatus("recovery waits: \(trouble)")
         }
         server.continueHandOvers()
-        server.endOfRound()
+        // One clock read times the round's passes and stamps the control server's writes.
+        var now: UInt64?
+        if loop.metrics.hasEndedPasses {
+            let time = SystemProcess.monotonicNanoseconds()
+            loop.metrics.timeEndedPasses(now: time)
+            now = time
+        }
+        server.endOfRound(now: now)
         systemd.endOfRound()
         // Writing can let a connection that waited for its output to drain hand the loop more requests: they are
         // applied in another round right away, not whenever the next descriptor happens to be ready.
@@ -239,6 +246,8 @@ final class DaemonRuntime<Model, Event, Effect> {
             reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
         case .hangUp:
             reloader.reload()
+        case .windowChange:
+            return  // not in the daemon's signalfd (DaemonSetup.serve)
         }
     }
 
@@ -299,6 +308,8 @@ extension DaemonRuntime: ControlCommandHandler {
                         ]))
                 }
             }
+        case .metrics(let format):
+            answerMetrics(format, reply: reply)
         case .restartPlugin(let name):
             guard let runner = plugins.runner(named: name) else {
                 reply(JSONLine.error(.invalidArgument, "no plugin named \"\(name)\"", line: line))

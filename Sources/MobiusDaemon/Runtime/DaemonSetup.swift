@@ -140,7 +140,7 @@ struct DaemonSetup<Model, Event, Effect> {
         SystemProcess.ignoreBrokenPipe()
         // Blocked for this thread and those it starts; SystemThread's threads are born with them blocked whenever
         // they start, so only the signalfd sees them.
-        let signals = try SignalFD(SignalFD.Signal.allCases)
+        let signals = try SignalFD([.terminate, .interrupt, .hangUp])
         try DebugSystemCallFaults.installFromEnvironment(log: log)
         raiseOpenFilesLimit(log: log)
         SystemProcess.ignoreFileSizeLimitSignal()

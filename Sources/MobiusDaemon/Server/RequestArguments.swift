@@ -48,6 +48,23 @@ enum RequestArguments {
         return .success(request)
     }
 
+    /// `metrics`'s argument: nothing (OpenMetrics) or `{"format":"openmetrics"|"prometheus"}`.
+    static func metricsFormat(_ argument: ArraySlice<UInt8>) -> Result<MetricsFormat, ArgumentProblem> {
+        guard !argument.isEmpty else { return .success(.openMetrics) }
+        let names = MetricsFormat.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+        guard let value = try? JSONWire.parse(argument), case .object(let object) = value else {
+            return .failure(ArgumentProblem("the argument must be a JSON object like {\"format\":\"prometheus\"}"))
+        }
+        if let unknown = object.keys.first(where: { $0 != "format" }) {
+            return .failure(ArgumentProblem("unknown key \"\(unknown)\" (only \"format\")"))
+        }
+        guard let member = object["format"] else { return .success(.openMetrics) }
+        guard case .string(let name) = member, let format = MetricsFormat(rawValue: name) else {
+            return .failure(ArgumentProblem("\"format\" must be \(names)"))
+        }
+        return .success(format)
+    }
+
     /// `"on"`, `"errors"`, `"off"`, quoted (JSON) or bare.
     static func replyMode(_ argument: ArraySlice<UInt8>) -> ReplyMode? {
         var text = String(decoding: argument, as: UTF8.self)

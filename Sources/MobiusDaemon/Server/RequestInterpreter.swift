@@ -7,7 +7,7 @@ enum RequestInterpreter {
     /// The commands `help` lists, in that order.
     static let commandNames = [
         "send", "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit", "reload",
-        "plugin",
+        "plugin", "metrics",
     ]
 
     /// The input for line `number`, or `nil` for a blank line (ignored, but counted).
@@ -104,6 +104,15 @@ enum RequestInterpreter {
                 return .request(.log(request), ticket(number, state))
             case .failure(let problem):
                 return failure(.invalidArgument, "log: \(problem)", number: number, state: state)
+            }
+        case "metrics":
+            switch RequestArguments.metricsFormat(argument) {
+            case .success(let format):
+                // Answered once built off the reactor thread: later lines wait, so the replies stay in order.
+                state.awaitingControl = true
+                return .request(.control(.metrics(format)), ticket(number, state))
+            case .failure(let problem):
+                return failure(.invalidArgument, "metrics: \(problem)", number: number, state: state)
             }
         case "reply":
             guard let mode = RequestArguments.replyMode(argument) else {

@@ -33,7 +33,8 @@ struct CompletionTests {
     }
 
     static let commands: Set = [
-        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "metrics", "top",
+        "help",
     ]
     static let globalOptions: Set = ["--socket", "--app", "--json", "--human", "--help", "--version"]
 
@@ -57,6 +58,10 @@ struct CompletionTests {
             (["mobiusctl", "plugin", "restart", ""], []),
             (["mobiusctl", "reload", ""], []),
             (["mobiusctl", "status", "--h"], ["--help", "--human"]),
+            (["mobiusctl", "metrics", "--f"], ["--format"]),
+            (["mobiusctl", "metrics", "--format", ""], ["openmetrics", "prometheus"]),
+            (["mobiusctl", "metrics", "--format", "=", "p"], ["prometheus"]),
+            (["mobiusctl", "t"], ["top"]),
             (["mobiusd", "--c"], ["--config", "--check"]),
             (["mobiusd", "--log-level", "w"], ["warning"]),
             (["mobiusd", "--log-level", "=", ""], ["error", "warning", "notice", "info", "debug"]),
