@@ -18,7 +18,7 @@ _mobiusctl() {
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
-        --app | --path | --since | --limit | --timeout)
+        --app | --path | --since | --limit | --timeout | --at)
             COMPREPLY=()
             return
             ;;
@@ -27,7 +27,7 @@ _mobiusctl() {
     local i command=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            --socket | --app | --path | --since | --limit | --timeout) ((i++)) ;;
+            --socket | --app | --path | --since | --limit | --timeout | --at) ((i++)) ;;
             = | -*) ;;
             *)
                 [[ ${COMP_WORDS[i - 1]} == "=" ]] && continue
@@ -37,8 +37,9 @@ _mobiusctl() {
         esac
     done
     case $command in
-        model | watch) options+=" --path" ;;
-        log) options+=" --since --follow --limit" ;;
+        model) options+=" --path --at" ;;
+        watch) options+=" --path" ;;
+        log) options+=" --since --follow --limit --models" ;;
         reload) options+=" --timeout" ;;
         plugin)
             # `plugin restart NAME`: the action right after the command, then a plugin name nobody can guess here.
