@@ -143,7 +143,8 @@ struct HistoryModelTests {
         let oldestKept = try #require(
             keeping.files().compactMap { $0.hasSuffix(".snapshot") ? Int64($0.prefix(20)) : nil }.min())
         #expect(oldestKept < 1200 - 50 * 15, "20 snapshots reach back about 20 intervals: \(oldestKept)")
-        #expect(try keptClient.request(#"model {"at":\#(oldestKept + 1)}"#).model == .number(JSONNumber(oldestKept + 1)))
+        #expect(
+            try keptClient.request(#"model {"at":\#(oldestKept + 1)}"#).model == .number(JSONNumber(oldestKept + 1)))
         #expect(try keptClient.request(#"model {"at":\#(oldestKept - 1)}"#).value["error"]?["compacted"] == true)
         try kept.terminate()
     }
@@ -255,11 +256,8 @@ struct HistoryModelTests {
             let line = try client.readReply()
             if line.isAck { acks += 1 } else { items.append(line.value) }
         }
-        try DaemonTraffic.sendIncrements(3, on: client, batch: 1)
-        while items.count < 5 {
-            let line = try client.readReply()
-            if !line.isAck { items.append(line.value) }
-        }
+        try DaemonTraffic.sendIncrements(3, on: try daemon.connect(), batch: 1)
+        while items.count < 5 { items.append(try client.readReply().value) }
         #expect(items.map { $0["seq"] } == [3, 4, 5, 6, 7], "\(items)")
         #expect(items.map { $0["model"] } == [3, 4, 5, 6, 7], "\(items)")
         try daemon.terminate()
@@ -279,7 +277,8 @@ struct HistoryModelTests {
         #expect(log.reply["compacted"] == true && log.reply["from"]?.int64Value == oldest + 1, "\(log.reply)")
         #expect(log.items.map { $0["model"]?.int64Value } == [oldest + 1, oldest + 2], "\(log.items)")
         let unknown = try client.request(#"log {"models":1}"#)
-        #expect(unknown.errorCode == "InvalidArgument" && unknown.errorMessage == #"log: "models" must be true or false"#)
+        #expect(
+            unknown.errorCode == "InvalidArgument" && unknown.errorMessage == #"log: "models" must be true or false"#)
         try daemon.terminate()
     }
 

@@ -36,7 +36,8 @@ struct HistoryReplay<Model, Event, Effect>: Sendable {
             if base < seq, let damage = catalog.damage(in: (base + 1)...seq) {
                 return .failure(
                     .damaged(
-                        damage, "the journal cannot serve seq \(damage.firstSeq)...\(damage.lastSeq): \(damage.problem)"))
+                        damage, "the journal cannot serve seq \(damage.firstSeq)...\(damage.lastSeq): \(damage.problem)"
+                    ))
             }
             guard base > 0 else { return .success((0, app.initialModel)) }
             switch snapshotModel(base) {

@@ -51,7 +51,8 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
     /// The replay engine over the journal as it is now; `nil` before recovery has made the catalog.
     private var replay: HistoryReplay<Model, Event, Effect>? {
         guard let catalog = journal.catalog, let directory = journal.directory else { return nil }
-        return HistoryReplay(app: app, catalog: catalog, directory: directory.path, epoch: journal.epoch, stopped: stopped)
+        return HistoryReplay(
+            app: app, catalog: catalog, directory: directory.path, epoch: journal.epoch, stopped: stopped)
     }
 
     /// Takes a place for a replay from a base, or says why there is none.
@@ -199,7 +200,9 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
             last = json
         }
         noteRejections(rejections, what: "log with models from seq \(from)", log: log)
-        if invalid != nil || replay.stopped.isRaised, let problem = replay.shortfall(result, target: through, invalid: invalid) {
+        if invalid != nil || replay.stopped.isRaised,
+            let problem = replay.shortfall(result, target: through, invalid: invalid)
+        {
             var stopped = chunk(next: result.next, problem)
             stopped.lines = result.lines
             return stopped
@@ -225,7 +228,8 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
             ReplayActivity.Running(
                 request: request, target: target, base: base.seq, progress: progress, started: started))
         defer { running.end() }
-        let what = "\(request) at seq \(target): replaying from "
+        let what =
+            "\(request) at seq \(target): replaying from "
             + (base.seq == 0 ? "the start of the history" : "the snapshot at seq \(base.seq)")
         let ticker = ProgressTicker(name: "mobiusd-hprogress") { elapsed in
             log.info("\(what): \(progress.summary) after \(ProgressPace.seconds(elapsed))")

@@ -197,7 +197,8 @@ struct JournalRecovery {
     static func countRecords(after base: UInt64, in segments: [(firstSeq: UInt64, path: String)]) -> Int {
         guard let last = segments.last else { return 0 }
         var count: UInt64 = 0
-        for (segment, next) in zip(segments, segments.dropFirst()) where next.firstSeq > max(segment.firstSeq, base + 1) {
+        for (segment, next) in zip(segments, segments.dropFirst()) where next.firstSeq > max(segment.firstSeq, base + 1)
+        {
             count += next.firstSeq - max(segment.firstSeq, base + 1)
         }
         guard let bytes = try? FileSystem.read(last.path) else { return Int(clamping: count) }

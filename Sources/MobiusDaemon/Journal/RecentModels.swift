@@ -43,7 +43,9 @@ struct RecentModels {
             let middle = (low + high) / 2
             if entries[middle].seq < seq { low = middle + 1 } else { high = middle }
         }
-        return low < entries.count && entries[low].seq == seq ? entries[low].model : nil
+        // Not a `?:` with `nil`: JSONValue takes the nil literal, which would answer a JSON null.
+        guard low < entries.count, entries[low].seq == seq else { return nil }
+        return entries[low].model
     }
 
     mutating func removeAll() {

@@ -617,7 +617,8 @@ final class DaemonLoop<Model, Event, Effect> {
             start.firstLoggedSeq = commitHook?.firstLoggedSeq
             start.modelLogBase =
                 eventsAsText
-                ? .unavailable(HistoryProblem.updatePluginReason) : commitHook?.firstModelBase.map { .after($0) } ?? .head
+                ? .unavailable(HistoryProblem.updatePluginReason)
+                : commitHook?.firstModelBase.map { .after($0) } ?? .head
         }
         start.recordModels = commitHook?.wantsEventModels ?? false
         if reads.status { start.surroundings = statusSurroundings() }

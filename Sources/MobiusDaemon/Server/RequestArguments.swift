@@ -16,7 +16,9 @@ enum RequestArguments {
 
     /// `model`'s argument: `{"path":"/json/pointer","at":N}`, both optional; `at` an integer ≥ 0, the seq whose model
     /// is asked for.
-    static func modelArgument(_ argument: ArraySlice<UInt8>) -> Result<(path: JSONPointer?, at: UInt64?), ArgumentProblem> {
+    static func modelArgument(
+        _ argument: ArraySlice<UInt8>
+    ) -> Result<(path: JSONPointer?, at: UInt64?), ArgumentProblem> {
         guard !argument.isEmpty else { return .success((nil, nil)) }
         guard let value = try? JSONWire.parse(argument), case .object(let object) = value else {
             return .failure(ArgumentProblem("the argument must be a JSON object like {\"path\":\"/a/b\",\"at\":42}"))
