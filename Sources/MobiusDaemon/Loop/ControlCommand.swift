@@ -1,5 +1,6 @@
 /// A request the pass hands out rather than answers, answered once its outcome is known (docs/protocol.md 1.2): the
-/// connection hands over no later line until then.
+/// connection hands over no later line until then (`reload` and `plugin` mark it `awaitingControl`; the reply to
+/// `model {"at":N}` is model-sized, which holds its lines as well).
 enum ControlCommand: Sendable {
     /// `reload`: reads the config file again and applies it, as SIGHUP does.
     case reload

@@ -131,8 +131,8 @@ final class PassRules<Model, Event, Effect> {
             }
         case .request(let request, let ticket):
             if case .modelAt(let seq, let path) = request {
-                // Always handed out, never replied to here: the connection waits for this answer before its later
-                // lines (`RequestState.awaitingControl`), which a control output ends.
+                // Always handed out, never replied to here: its answer may come from another thread, and the
+                // connection's later lines wait for it (a model-sized reply is owed, `ClientConnection.mayRequest`).
                 let answer = modelAt(seq, path: path, ticket: ticket, mode: mode, work: &work)
                 work.outputs.append(.control(ticket, .modelAt(answer)))
                 return

@@ -94,8 +94,8 @@ enum RequestInterpreter {
             case .success((let path, nil)):
                 return .request(.model(path: path), ticket(number, state))
             case .success((let path, let at?)):
-                // Answered once its replay is done, maybe on another thread: later lines wait for that answer.
-                state.awaitingControl = true
+                // Answered once its replay is done, on another thread: its reply is model-sized, so the
+                // connection's later lines wait for it (`ClientConnection.mayRequest`).
                 return .request(.modelAt(seq: at, path: path), ticket(number, state))
             case .failure(let problem):
                 return failure(.invalidArgument, "model: \(problem)", number: number, state: state)
