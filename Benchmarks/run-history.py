@@ -2,14 +2,17 @@
 """model {"at":N} with N a replay of EVENTS journaled events behind a snapshot, against a release mobiusd: its
 latency, and the latency of `ping` on another connection meanwhile against `ping` with nothing else running.
 
-Usage: Benchmarks/run-history.py MOBIUSD [--runs 5] [--events 100000] [--pings 3000]
+Usage: Benchmarks/run-history.py MOBIUSD [--runs 5] [--events 100000] [--pings 3000] [--history-nice N]
 
 Each run starts a daemon on a fresh state directory (counter app, snapshots every EVENTS + 50,000 events, fsync
 never: the replay reads the files either way), journals enough increments for one snapshot and EVENTS more after
 it, then measures:
-  - `model {"at":N}`, N the head: EVENTS events replayed from the snapshot, asked 5 times one after another;
+  - `model {"at":N}`, N the seq EVENTS after the snapshot (the head is one later, so N is replayed, not answered
+    from the loop's model), asked 5 times one after another;
   - `ping` one at a time on a second connection, PINGS of them, first alone, then while a third process asks
-    `model {"at":N}` back to back (the history thread is then replaying nearly all the time).
+    `model {"at":N}` back to back (the history thread is then replaying nearly all the time), until at least PINGS
+    pings and 5 replays are done. --history-nice N sets the history thread's nice value first (root may lower it),
+    to compare priorities.
 It prints each run's figures and the medians over the runs. Docs: docs/durability.md, "The model at any seq".
 """
 import json
@@ -78,7 +81,17 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
-def run(mobiusd, events, ping_count):
+def renice_thread(pid, name, nice):
+    """Sets the nice value of the daemon's thread `name` (an A/B of the history thread's priority)."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/comm") as file:
+            if file.read().strip() == name:
+                os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+                return
+    sys.exit(f"no thread {name} in {pid}")
+
+
+def run(mobiusd, events, ping_count, history_nice):
     with tempfile.TemporaryDirectory(prefix="history-bench.") as scratch:
         config = os.path.join(scratch, "c.json")
         snapshot_every = events + 50_000
@@ -98,15 +111,17 @@ def run(mobiusd, events, ping_count):
                 if base > 0:
                     break
                 time.sleep(0.01)
-            head = client.increments(base + events - client.request("ping")["seq"])["seq"]
-            assert head == base + events, (head, base)
-            line = json.dumps({"at": head})
+            target = client.increments(base + events - client.request("ping")["seq"])["seq"]
+            assert target == base + events, (target, base)
+            # One event past it: the head's own model is answered from the loop, an earlier one by a replay.
+            client.increments(1)
+            line = json.dumps({"at": target})
             model_at = []
             for _ in range(5):
                 started = time.perf_counter_ns()
                 reply = client.request("model " + line)
                 model_at.append((time.perf_counter_ns() - started) / 1e6)
-                assert reply["model"] == head, reply
+                assert reply["model"] == target, reply
             alone = pings(client, ping_count)
             stop = multiprocessing.Event()
             started = multiprocessing.Event()
@@ -115,16 +130,21 @@ def run(mobiusd, events, ping_count):
                 target=ask_back_to_back, args=(path, "model " + line, stop, started, answered))
             asker.start()
             started.wait()
+            if history_nice is not None:
+                renice_thread(process.pid, "mobiusd-history", history_nice)
+            # Pings until at least 5 replays have run meanwhile (and at least PINGS pings were sent).
             before = answered.value
-            busy = pings(client, ping_count)
-            assert answered.value > before, "no replay ran while pinging"
+            busy = []
+            while len(busy) < ping_count or answered.value - before < 5:
+                busy += pings(client, 100)
+            replays = answered.value - before
             stop.set()
             asker.join()
             return {
                 "model_at_ms": statistics.median(model_at),
                 "ping_alone_p50_us": percentile(alone, 0.5), "ping_alone_p99_us": percentile(alone, 0.99),
                 "ping_busy_p50_us": percentile(busy, 0.5), "ping_busy_p99_us": percentile(busy, 0.99),
-                "replays_meanwhile": answered.value,
+                "replays_meanwhile": replays, "pings_meanwhile": len(busy),
             }
         finally:
             process.terminate()
@@ -140,10 +160,11 @@ def main():
     runs = int(options.get("--runs", 5))
     events = int(options.get("--events", 100_000))
     ping_count = int(options.get("--pings", 3000))
+    history_nice = int(options["--history-nice"]) if "--history-nice" in options else None
     print(f"load: {os.getloadavg()}")
     results = []
     for index in range(runs):
-        result = run(mobiusd, events, ping_count)
+        result = run(mobiusd, events, ping_count, history_nice)
         results.append(result)
         print(f"run {index + 1}: " + ", ".join(f"{key} {value:.1f}" for key, value in result.items()), flush=True)
     print("median: " + ", ".join(

@@ -83,7 +83,9 @@ struct HistoryReplay<Model, Event, Effect>: Sendable {
                 return false
             }
             do {
-                _ = try app.update(model, try app.codec.decodeEvent(json)).apply(to: &model)
+                let event = try app.codec.decodeEvent(json)
+                let next = try app.update(model, event)
+                _ = next.apply(to: &model)
             } catch {
                 rejections.note(record.seq, error)
             }

@@ -19,8 +19,9 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
     private unowned let journal: DaemonJournal
     private let log: DaemonLog
     private let waker: ReactorWaker
-    /// The app's update runs here as on the reactor, so it gets the reactor's stack (only touched pages are resident).
-    private let thread = BlockingWorker(name: "mobiusd-history", stackSize: 16 << 20)
+    /// The app's update runs here as on the reactor, so it gets the reactor's stack (only touched pages are resident);
+    /// niced, so that a long replay takes the CPU the reactor leaves rather than its share.
+    private let thread = BlockingWorker(name: "mobiusd-history", stackSize: 16 << 20, nice: 10)
     private let stopped = StopFlag()
     /// Replays from a base submitted and not yet answered (reactor thread).
     private var pendingReplays = 0
