@@ -9,7 +9,7 @@ never: the replay reads the files either way), journals enough increments for on
 it, then measures:
   - `model {"at":N}`, N the seq EVENTS after the snapshot (the head is one later, so N is replayed, not answered
     from the loop's model), asked 5 times one after another;
-  - `ping` one at a time on a second connection, PINGS of them, first alone, then while a third process asks
+  - `ping` one at a time on a second connection, PINGS of them alone before and PINGS after, and while a third process asks
     `model {"at":N}` back to back (the history thread is then replaying nearly all the time), until at least PINGS
     pings and 5 replays are done. --history-nice N sets the history thread's nice value first (root may lower it),
     to compare priorities.
@@ -122,6 +122,9 @@ def run(mobiusd, events, ping_count, history_nice):
                 reply = client.request("model " + line)
                 model_at.append((time.perf_counter_ns() - started) / 1e6)
                 assert reply["model"] == target, reply
+            # Pings alone, before and after the pings beside replays, after a moment to settle (the ingest's last
+            # passes and the model requests above).
+            time.sleep(1)
             alone = pings(client, ping_count)
             stop = multiprocessing.Event()
             started = multiprocessing.Event()
@@ -140,6 +143,8 @@ def run(mobiusd, events, ping_count, history_nice):
             replays = answered.value - before
             stop.set()
             asker.join()
+            time.sleep(1)
+            alone += pings(client, ping_count)
             return {
                 "model_at_ms": statistics.median(model_at),
                 "ping_alone_p50_us": percentile(alone, 0.5), "ping_alone_p99_us": percentile(alone, 0.99),
