@@ -8,10 +8,16 @@ struct MobiusctlHistoryTests {
         try JSONValue(parsing: line)
     }
 
-    @Test func modelAtPrintsThePastModelOrSaysWhyNot() throws {
+    /// A daemon with a journal, `count` increments applied.
+    private func daemon(increments count: Int) throws -> CtlSandbox {
         let sandbox = CtlSandbox()
         try sandbox.startDaemon()
-        for _ in 0..<4 { _ = try sandbox.ctlAtSocket("send", #"{"type":"increment"}"#) }
+        for _ in 0..<count { _ = try sandbox.ctlAtSocket("send", #"{"type":"increment"}"#) }
+        return sandbox
+    }
+
+    @Test func modelAtPrintsThePastModelOrSaysWhyNot() throws {
+        let sandbox = try daemon(increments: 4)
         let human = try sandbox.ctlAtSocket("--human", "model", "--at", "2")
         #expect(human.exit == .exited(0), "\(human)")
         #expect(human.stdout == "seq 2\n2\n")
@@ -33,9 +39,7 @@ struct MobiusctlHistoryTests {
     }
 
     @Test func logWithModelsShowsEachEventsModel() throws {
-        let sandbox = CtlSandbox()
-        try sandbox.startDaemon()
-        for _ in 0..<3 { _ = try sandbox.ctlAtSocket("send", #"{"type":"increment"}"#) }
+        let sandbox = try daemon(increments: 3)
         let run = try sandbox.ctlAtSocket("log", "--since", "1", "--models")
         #expect(run.exit == .exited(0), "\(run)")
         #expect(try run.lines.dropFirst().dropLast().map { try json($0)["model"] } == [2, 3], "\(run)")

@@ -296,7 +296,6 @@ final class PassRules<Model, Event, Effect> {
         let head = work.state.seq
         let wanted = request.since == .max ? request.since : request.since + 1
         var from = max(wanted, firstKept)
-        var stream = LogStreamStart(from: from, stopAfter: request.follow ? nil : head, limit: request.limit)
         if request.models {
             switch start.modelLogBase {
             case .unavailable(let reason):
@@ -306,10 +305,11 @@ final class PassRules<Model, Event, Effect> {
             case .after(let base):
                 from = max(from, base &+ 1)
             }
-            stream = LogStreamStart(from: from, stopAfter: stream.stopAfter, limit: request.limit, models: true)
-            if from == head &+ 1 { stream.startModel = modelJSON(&work.state) }
             work.recordModels = true
         }
+        var stream = LogStreamStart(
+            from: from, stopAfter: request.follow ? nil : head, limit: request.limit, models: request.models)
+        if request.models && from == head &+ 1 { stream.startModel = modelJSON(&work.state) }
         work.streamChanges.append(.log(ticket.connection, stream))
         return .line(LoopLines.logStarted(seq: head, epoch: epoch, from: from, compacted: wanted < from))
     }

@@ -44,11 +44,11 @@ extension ControlServer {
             let room = threshold - connection.pendingOutputBytes
             if stream.models {
                 // The loop's own models while the stream is at the head, else a replay on the history thread.
-                let (from, start) = (stream.next, stream.next)
+                let from = stream.next
                 if let read = connection.appendOutput({
                     source.appendModelLines(from: from, through: through, maxBytes: room, to: &$0)
                 }) {
-                    stream.remaining = stream.remaining.map { $0 - (read.next - start) }
+                    stream.remaining = stream.remaining.map { $0 - (read.next - from) }
                     stream.next = read.next
                     stream.model = read.model
                     stream.cursor = nil
