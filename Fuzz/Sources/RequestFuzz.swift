@@ -95,10 +95,13 @@ enum RequestFuzz {
             let shown: String
             switch request {
             case .model(let path): shown = "model \(path?.description ?? "-")"
+            case .modelAt(let seq, let path): shown = "model at \(seq) \(path?.description ?? "-")"
             case .subscribe(let path): shown = "subscribe \(path?.description ?? "-")"
-            case .log(let log): shown = "log \(log.since) \(log.limit.map(String.init) ?? "-") \(log.follow)"
+            case .log(let log):
+                shown = "log \(log.since) \(log.limit.map(String.init) ?? "-") \(log.follow) \(log.models)"
             case .control(.reload): shown = "reload"
             case .control(.restartPlugin(let name)): shown = "restart \(name)"
+            case .control(.modelAt): shown = "model at, answered"
             case .ping: shown = "ping"
             case .hello: shown = "hello"
             case .status: shown = "status"
@@ -243,14 +246,23 @@ enum RequestFuzz {
         let argumentValue = argument.isEmpty ? nil : try? JSONValue(parsing: argument)
         let accepted: Bool
         switch name {
-        case "model", "subscribe":
+        case "model":
+            let expected = expectedModel(argument, argumentValue)
+            if case .request(let request, _) = input {
+                switch (request, expected) {
+                case (.model(let path), .some((let pointer, nil))): check(path == pointer, "model path")
+                case (.modelAt(let seq, let path), .some((let pointer, let at?))):
+                    check(path == pointer && seq == at, "model at \(seq) \(String(describing: path))")
+                default: check(false, "model gave \(request)")
+                }
+            }
+            accepted = expected != nil
+        case "subscribe":
             let expected = expectedPath(argument, argumentValue)
             if case .request(let request, _) = input {
                 switch (request, expected) {
-                case (.model(let path), .some(let pointer)) where name == "model": check(path == pointer, "model path")
-                case (.subscribe(let path), .some(let pointer)) where name == "subscribe":
-                    check(path == pointer, "subscribe path")
-                default: check(false, "\(name) gave \(request)")
+                case (.subscribe(let path), .some(let pointer)): check(path == pointer, "subscribe path")
+                default: check(false, "subscribe gave \(request)")
                 }
             }
             accepted = expected != nil
@@ -287,7 +299,22 @@ enum RequestFuzz {
         return .some(pointer)
     }
 
-    /// `{"since":N,"follow":bool,"limit":K}`, each optional, N and K integers ≥ 0.
+    /// `model`'s `{"path":"/json/pointer","at":N}`, both optional, N an integer ≥ 0: the pointer and N, or `nil` when
+    /// refused.
+    static func expectedModel(_ argument: ArraySlice<UInt8>, _ value: JSONValue?) -> (JSONPointer?, UInt64?)? {
+        guard !argument.isEmpty else { return (nil, nil) }
+        guard case .object(var object)? = value else { return nil }
+        var at: UInt64?
+        if let member = object.removeValue(forKey: "at") {
+            guard case .number(let number) = member, let seq = number.int64Value, seq >= 0 else { return nil }
+            at = UInt64(seq)
+        }
+        let rest = object.isEmpty ? [] : JSONValue.object(object).encoded()
+        guard let path = expectedPath(ArraySlice(rest), .object(object)) else { return nil }
+        return (path, at)
+    }
+
+    /// `{"since":N,"follow":bool,"limit":K,"models":bool}`, each optional, N and K integers ≥ 0.
     static func expectedLog(_ argument: ArraySlice<UInt8>, _ value: JSONValue?) -> LogRequest? {
         var request = LogRequest()
         guard !argument.isEmpty else { return request }
@@ -298,9 +325,9 @@ enum RequestFuzz {
                 guard case .number(let number) = member, let count = number.int64Value, count >= 0
                 else { return nil }
                 if key == "since" { request.since = UInt64(count) } else { request.limit = UInt64(count) }
-            case "follow":
+            case "follow", "models":
                 guard case .bool(let flag) = member else { return nil }
-                request.follow = flag
+                if key == "follow" { request.follow = flag } else { request.models = flag }
             default:
                 return nil
             }
