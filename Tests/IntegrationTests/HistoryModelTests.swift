@@ -44,6 +44,28 @@ struct HistoryModelTests {
         return members
     }
 
+    /// The seqs of the snapshots on disk, oldest first.
+    static func snapshots(_ sandbox: JournalSandbox) -> [Int64] {
+        sandbox.files().compactMap { $0.hasSuffix(".snapshot") ? Int64($0.prefix(20)) : nil }.sorted()
+    }
+
+    /// The snapshots once none is due or being written (the newest on disk is within `every` events of the head)
+    /// and compaction has left `kept` of them. Increments make passes meanwhile, since only a pass takes a snapshot
+    /// that is due: without this wait a snapshot finished later would move the oldest one away mid-test.
+    static func settledSnapshots(
+        _ sandbox: JournalSandbox, on client: DaemonLineClient, every: Int64, kept: Int
+    ) throws -> [Int64] {
+        var seqs: [Int64] = []
+        try DaemonTraffic.eventually("the snapshots settle") {
+            let head = try client.request("ping").seq ?? 0
+            seqs = snapshots(sandbox)
+            if let newest = seqs.last, head - newest < every, seqs.count == kept { return true }
+            _ = try client.request(#"{"type":"increment"}"#)
+            return false
+        }
+        return seqs
+    }
+
     static let store = #"{"builtin":"store"}"#
     static let snapshotsEvery25 = #""snapshotEvents":25,"keepSnapshots":50,"segmentBytes":4096"#
 
@@ -116,12 +138,8 @@ struct HistoryModelTests {
         let daemon = try sandbox.start(state: compacting)
         let client = try daemon.connect()
         try DaemonTraffic.sendIncrements(600, on: client, batch: 10)
-        try DaemonTraffic.eventually("compaction past seq 1") {
-            !sandbox.segments().contains { $0.hasSuffix(JournalSandbox.segmentName(1)) }
-        }
-        let snapshots = sandbox.files().compactMap { $0.hasSuffix(".snapshot") ? Int64($0.prefix(20)) : nil }
-        #expect(snapshots.count == 2, "\(snapshots)")
-        let oldest = try #require(snapshots.min())
+        let oldest = try #require(try Self.settledSnapshots(sandbox, on: client, every: 50, kept: 2).first)
+        #expect(!sandbox.segments().contains { $0.hasSuffix(JournalSandbox.segmentName(1)) }, "compacted past seq 1")
         let reply = try client.request(#"model {"at":1}"#)
         #expect(reply.errorCode == "Unavailable", "\(reply)")
         #expect(reply.value["error"]?["compacted"] == true, "\(reply)")
@@ -137,11 +155,7 @@ struct HistoryModelTests {
         try DaemonTraffic.sendIncrements(600, on: keptClient, batch: 10)
         #expect(try keptClient.request(#"model {"at":1}"#).model == 1, "no compaction before 20 snapshots")
         try DaemonTraffic.sendIncrements(600, on: keptClient, batch: 10)
-        try DaemonTraffic.eventually("20 snapshots kept") {
-            keeping.files().filter { $0.hasSuffix(".snapshot") }.count == 20
-        }
-        let oldestKept = try #require(
-            keeping.files().compactMap { $0.hasSuffix(".snapshot") ? Int64($0.prefix(20)) : nil }.min())
+        let oldestKept = try #require(try Self.settledSnapshots(keeping, on: keptClient, every: 50, kept: 20).first)
         #expect(oldestKept < 1200 - 50 * 15, "20 snapshots reach back about 20 intervals: \(oldestKept)")
         #expect(
             try keptClient.request(#"model {"at":\#(oldestKept + 1)}"#).model == .number(JSONNumber(oldestKept + 1)))
@@ -155,7 +169,7 @@ struct HistoryModelTests {
         let (sandbox, path, first, _) = try JournalDamageTests.compactedHistory()
         try JournalDamageTests.flipBits(0x20, in: path, at: JournalDamageTests.recordsEnd(2) + 24 + 5)
         let damaged = first + 2
-        let snapshots = sandbox.files().compactMap { $0.hasSuffix(".snapshot") ? Int64($0.prefix(20)) : nil }.sorted()
+        let snapshots = Self.snapshots(sandbox)
         let daemon = try sandbox.start(state: JournalDamageTests.compacting)
         let client = try daemon.connect()
         for seq in [damaged, damaged + 1, snapshots[1] - 1] {
@@ -268,11 +282,7 @@ struct HistoryModelTests {
         let daemon = try sandbox.start(state: #""snapshotEvents":50,"segmentBytes":4096"#)
         let client = try daemon.connect()
         try DaemonTraffic.sendIncrements(600, on: client, batch: 10)
-        try DaemonTraffic.eventually("compaction past seq 1") {
-            !sandbox.segments().contains { $0.hasSuffix(JournalSandbox.segmentName(1)) }
-        }
-        let oldest = try #require(
-            sandbox.files().compactMap { $0.hasSuffix(".snapshot") ? Int64($0.prefix(20)) : nil }.min())
+        let oldest = try #require(try Self.settledSnapshots(sandbox, on: client, every: 50, kept: 2).first)
         let log = try JournalSandbox.readLog(client, argument: #"{"since":0,"models":true,"limit":2}"#)
         #expect(log.reply["compacted"] == true && log.reply["from"]?.int64Value == oldest + 1, "\(log.reply)")
         #expect(log.items.map { $0["model"]?.int64Value } == [oldest + 1, oldest + 2], "\(log.items)")
