@@ -18,7 +18,7 @@ _mobiusctl() {
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
-        --app | --path | --since | --limit | --timeout)
+        --app | --path | --since | --limit | --timeout | --at)
             COMPREPLY=()
             return
             ;;
@@ -36,7 +36,7 @@ _mobiusctl() {
     local i command=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            --socket | --app | --path | --since | --limit | --timeout | --format | --output) ((i++)) ;;
+            --socket | --app | --path | --since | --limit | --timeout | --format | --output | --at) ((i++)) ;;
             = | -*) ;;
             *)
                 [[ ${COMP_WORDS[i - 1]} == "=" ]] && continue
@@ -46,8 +46,9 @@ _mobiusctl() {
         esac
     done
     case $command in
-        model | watch) options+=" --path" ;;
-        log) options+=" --since --follow --limit" ;;
+        model) options+=" --path --at" ;;
+        watch) options+=" --path" ;;
+        log) options+=" --since --follow --limit --models" ;;
         reload) options+=" --timeout" ;;
         metrics) options+=" --format --output" ;;
         plugin)

@@ -670,6 +670,11 @@ extension Syscall {
         }
     }
 
+    /// Sets the calling thread's nice value (Linux keeps one per thread; `who` 0 is the calling thread).
+    static func setThreadNice(_ nice: Int32) -> Result<Void, Errno> {
+        status(.setpriority) { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
+    }
+
     /// Names the calling thread (at most 15 bytes show) for `top`, `ps` and debuggers.
     static func setThreadName(_ name: String) {
         name.withCString { mobiusd_set_thread_name($0) }

@@ -9,12 +9,14 @@ enum HelpText {
 
         Commands:
           send JSON               send one event; prints its seq
-          model [--path PTR]      print the model, or the value at a JSON Pointer
+          model [--path PTR] [--at N]
+                                  print the model, or the value at a JSON Pointer; with --at, as it was
+                                  right after seq N
           watch [--path PTR]      print the model and each change until the daemon stops or Ctrl-C
           status                  print the daemon's counters
           monitor                 print a live trace of events, models and effects until Ctrl-C
-          log [--since N] [--follow] [--limit K]
-                                  print the journaled events after seq N
+          log [--since N] [--follow] [--limit K] [--models]
+                                  print the journaled events after seq N (with --models, each one's model)
           hello                   print the daemon's name, version, app and seq
           ping                    wait until the daemon has handled everything before; print its seq
           reload [--timeout S]    make the daemon read its config again and wait (up to S s, 90) for the outcome
@@ -59,6 +61,9 @@ enum HelpText {
 
                 Prints the current model (indented JSON) after a "seq N" line.
                   --path PTR   only the value at this JSON Pointer (e.g. /items/0); null when absent
+                  --at N       the model as it was right after seq N: the daemon replays its journal from the
+                               newest snapshot at or before N. A seq no longer kept, in the future or in a
+                               damaged part of the journal is an error that says which (exit 1).
                 """
         case "watch":
             return """
@@ -91,6 +96,7 @@ enum HelpText {
                   --since N    start after seq N
                   --follow     keep printing new events until --limit is reached or Ctrl-C (exit 0)
                   --limit K    stop after K events
+                  --models     each line also shows the model right after its event ("model M")
                 The daemon answers Unavailable when it keeps no history; mobiusctl then exits 1.
                 """
         case "hello":
@@ -162,9 +168,9 @@ enum HelpText {
         let prefix = "mobiusctl [--socket PATH | --app NAME] [--json | --human]"
         switch command {
         case "send": return "\(prefix) send JSON"
-        case "model": return "\(prefix) model [--path PTR]"
+        case "model": return "\(prefix) model [--path PTR] [--at N]"
         case "watch": return "\(prefix) watch [--path PTR]"
-        case "log": return "\(prefix) log [--since N] [--follow] [--limit K]"
+        case "log": return "\(prefix) log [--since N] [--follow] [--limit K] [--models]"
         case "reload": return "\(prefix) reload [--timeout SECONDS]"
         case "plugin": return "\(prefix) plugin restart NAME"
         case "metrics": return "\(prefix) metrics [--format openmetrics|prometheus] [--output FILE]"

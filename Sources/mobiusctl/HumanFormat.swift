@@ -56,7 +56,8 @@ enum HumanFormat {
             return Rendering(notes: ["end of log at seq \(seq ?? "?")"])
         case .log where seq != nil:
             let time = item["time"]?.stringValue ?? "-"
-            return Rendering(output: ["seq \(seq!)  \(time)  " + PrettyJSON.compact(item["event"] ?? .null)])
+            let model = item["model"].map { "  model " + PrettyJSON.compact($0) } ?? ""
+            return Rendering(output: ["seq \(seq!)  \(time)  " + PrettyJSON.compact(item["event"] ?? .null) + model])
         default:
             return Rendering(output: [PrettyJSON.compact(item)])
         }

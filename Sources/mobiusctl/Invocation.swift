@@ -139,10 +139,10 @@ struct Invocation: Equatable, Sendable {
                     }
                     app = value
                 }
-            case "--follow":
-                if inline != nil { record(UsageError("--follow takes no value", command: commandName)) }
+            case "--follow", "--models":
+                if inline != nil { record(UsageError("\(name) takes no value", command: commandName)) }
                 commandOptions.append((name, nil))
-            case "--path", "--since", "--limit", "--timeout", "--format", "--output":
+            case "--path", "--since", "--limit", "--timeout", "--format", "--output", "--at":
                 if let value = value(for: name, inline: inline) { commandOptions.append((name, value)) }
             default:
                 record(UsageError("unknown option \(name)", command: commandName))
@@ -187,8 +187,9 @@ extension Command {
     {
         let allowed: [String]
         switch name {
-        case "model", "watch": allowed = ["--path"]
-        case "log": allowed = ["--since", "--follow", "--limit"]
+        case "model": allowed = ["--path", "--at"]
+        case "watch": allowed = ["--path"]
+        case "log": allowed = ["--since", "--follow", "--limit", "--models"]
         case "reload": allowed = ["--timeout"]
         case "metrics": allowed = ["--format", "--output"]
         case "send", "status", "monitor", "hello", "ping", "plugin", "top": allowed = []
@@ -234,12 +235,16 @@ extension Command {
                     throw UsageError("--path \"\(path)\" is not a JSON Pointer: \(error.message)", command: name)
                 }
             }
-            self = name == "model" ? .model(path: path) : .watch(path: path)
+            self =
+                name == "model"
+                ? .model(path: path, at: try Self.count(values["--at"], option: "--at", command: name))
+                : .watch(path: path)
         case "log":
             self = .log(
                 since: try Self.count(values["--since"], option: "--since"),
                 follow: values["--follow"] != nil,
-                limit: try Self.count(values["--limit"], option: "--limit"))
+                limit: try Self.count(values["--limit"], option: "--limit"),
+                models: values["--models"] != nil)
         case "status": self = .status
         case "monitor": self = .monitor
         case "top": self = .top
@@ -285,10 +290,10 @@ extension Command {
         }
     }
 
-    private static func count(_ text: String?, option: String) throws(UsageError) -> UInt64? {
+    private static func count(_ text: String?, option: String, command: String = "log") throws(UsageError) -> UInt64? {
         guard let text else { return nil }
         guard let value = UInt64(text), value <= UInt64(Int64.max) else {
-            throw UsageError("\(option) needs a whole number ≥ 0, not \"\(text)\"", command: "log")
+            throw UsageError("\(option) needs a whole number ≥ 0, not \"\(text)\"", command: command)
         }
         return value
     }

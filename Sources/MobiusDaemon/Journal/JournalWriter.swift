@@ -14,6 +14,8 @@ final class JournalWriter: Sendable {
     let catalog: JournalCatalog
     let segmentBytes: Int64
     let policy: DaemonConfig.FsyncPolicy
+    /// Snapshots kept, the newest included (`state.keepSnapshots`).
+    let keepSnapshots: Int
     private let log: DaemonLog
 
     private struct Active {
@@ -47,12 +49,14 @@ final class JournalWriter: Sendable {
     private let active = Mutex(Active())
 
     init(
-        directory: String, catalog: JournalCatalog, segmentBytes: Int, policy: DaemonConfig.FsyncPolicy, log: DaemonLog
+        directory: String, catalog: JournalCatalog, segmentBytes: Int, policy: DaemonConfig.FsyncPolicy,
+        keepSnapshots: Int = 2, log: DaemonLog
     ) {
         self.directory = directory
         self.catalog = catalog
         self.segmentBytes = Int64(segmentBytes)
         self.policy = policy
+        self.keepSnapshots = max(2, keepSnapshots)
         self.log = log
     }
 
@@ -312,8 +316,8 @@ final class JournalWriter: Sendable {
 
     // MARK: - Snapshots
 
-    /// Writes a snapshot durably, then compacts: keeps the two newest snapshots and the segments that hold
-    /// anything after the older of them, removes the rest.
+    /// Writes a snapshot durably, then compacts: keeps the `keepSnapshots` newest snapshots and, once there are that
+    /// many, the segments that hold anything after the oldest of them, and removes the rest.
     func writeSnapshot(_ snapshot: SnapshotFile) throws(SystemError) {
         _ = try snapshot.write(into: directory)
         var doomedSnapshots: [UInt64] = []
@@ -323,11 +327,11 @@ final class JournalWriter: Sendable {
         catalog.update { segments, snapshots in
             if !snapshots.contains(snapshot.seq) { snapshots.append(snapshot.seq) }
             snapshots.sort()
-            if snapshots.count > 2 {
-                doomedSnapshots = Array(snapshots.dropLast(2))
-                snapshots.removeFirst(snapshots.count - 2)
+            if snapshots.count > keepSnapshots {
+                doomedSnapshots = Array(snapshots.dropLast(keepSnapshots))
+                snapshots.removeFirst(snapshots.count - keepSnapshots)
             }
-            guard snapshots.count == 2 else { return }
+            guard snapshots.count == keepSnapshots else { return }
             let keepAfter = snapshots[0]
             compactedThrough = keepAfter
             let doomed = segments.filter { $0.lastSeq <= keepAfter && $0.path != activePath }

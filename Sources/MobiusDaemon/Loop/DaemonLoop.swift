@@ -141,7 +141,7 @@ final class DaemonLoop<Model, Event, Effect> {
     private func noteForExternalUpdate(_ request: LoopRequest) {
         guard eventsAsText else { return }
         switch request {
-        case .model, .subscribe: queuedSegments.cut()
+        case .model, .modelAt, .subscribe: queuedSegments.cut()
         default: break
         }
     }
@@ -642,7 +642,14 @@ final class DaemonLoop<Model, Event, Effect> {
         var start = PassStart(
             audience: Audience(), recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
         let reads = PassRules<Model, Event, Effect>.reads(of: inputs)
-        if reads.log { start.firstLoggedSeq = commitHook?.firstLoggedSeq }
+        if reads.log {
+            start.firstLoggedSeq = commitHook?.firstLoggedSeq
+            start.modelLogBase =
+                eventsAsText
+                ? .unavailable(HistoryProblem.updatePluginReason)
+                : commitHook?.firstModelBase.map { .after($0) } ?? .head
+        }
+        start.recordModels = commitHook?.wantsEventModels ?? false
         if reads.status { start.surroundings = statusSurroundings() }
         // The audience is lent to the pass, moved rather than copied: nothing else reads it while the pass is
         // computed.

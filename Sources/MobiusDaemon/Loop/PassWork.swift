@@ -25,6 +25,9 @@ struct PassWork<Model, Effect> {
     /// Subscriptions as of the current point of the pass.
     var subscriberCount: Int
     var modelChanged = false
+    /// The model after each applied event goes to the journal with its record, for `log {"models":true}` streams at
+    /// the head: from the pass's start when one streams, else from the first such request in the pass.
+    var recordModels = false
     /// The events' outcomes when the update is external (an update plugin), taken in order instead of calling it.
     var prepared: PreparedOutcomes<Model, Effect>?
     /// Events from sources without a reply ticket that were rejected: counted and logged when the pass ends

@@ -27,6 +27,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     let plugins: PluginHost
     /// The durable state: the loop's commit hook, and the `state` member of `status`.
     let journal: DaemonJournal
+    /// Past models (`model {"at":N}`, `log {"models":true}`), replayed from the journal off the reactor.
+    let history: ModelHistory<Model, Event, Effect>
     /// How a pass's events get their outcomes when the app's update is a plugin.
     private let externalUpdate: ExternalUpdate<Model, Event, Effect>?
     /// Why start-up failed after the reactor began (a plugin routing conflict); the daemon then exits non-zero.
@@ -62,6 +64,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             releaseElsewhere: { inputs in parser.submit { _ = inputs } })
         self.setup = setup
         self.journal = journal
+        history = ModelHistory(app: app, journal: journal, log: log, waker: reactor.waker)
         self.reactor = reactor
         self.loop = loop
         self.log = log
@@ -238,6 +241,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             guard !stopping else { return }
             stopping = true
             systemd.beginStopping()
+            history.stop()
             log.notice("\(signal == .terminate ? "SIGTERM" : "SIGINT"): shutting down")
             server.beginShutdown()
             let flushSeconds = server.settings.shutdownFlushSeconds
@@ -260,6 +264,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             ("dbus", dbus.status),
             ("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))),
             ("state", journal.statusValue()),
+            ("history", history.statusValue()),
         ]
     }
 
@@ -310,6 +315,10 @@ extension DaemonRuntime: ControlCommandHandler {
             }
         case .metrics(let format):
             answerMetrics(format, reply: reply)
+        case .modelAt(.line(let answer)):
+            reply(answer)
+        case .modelAt(.replay(let query)):
+            history.modelAt(query, line: line, reply: reply)
         case .restartPlugin(let name):
             guard let runner = plugins.runner(named: name) else {
                 reply(JSONLine.error(.invalidArgument, "no plugin named \"\(name)\"", line: line))

@@ -171,7 +171,7 @@ struct DaemonSetup<Model, Event, Effect> {
                     setup: setup, listener: listener, signals: signals, log: log, stats: stats, journal: journal)
                 KeptUntilExit.keep(runtime)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
-                try journal.recover(into: runtime.loop)
+                try journal.recover(into: runtime.loop, notifier: runtime.systemd.notifier)
                 journal.attach(to: runtime)
                 defer { journal.close() }
                 runtime.sampleResidentSize()
