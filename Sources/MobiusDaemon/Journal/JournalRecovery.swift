@@ -98,9 +98,7 @@ struct JournalRecovery {
             }
             let header = bytes.withUnsafeBytes { raw in
                 Result { () throws(DaemonStartError) in
-                    try checkHeader(
-                        raw, segment.path, firstSeq: segment.firstSeq, after: expected ?? base + 1,
-                        isLast: nextFirst == nil)
+                    try checkHeader(raw, segment.path, firstSeq: segment.firstSeq, isLast: nextFirst == nil)
                 }
             }
             switch try header.get() {
@@ -280,16 +278,15 @@ struct JournalRecovery {
     }
 
     /// Checks a segment's header. The last segment is removed with a warning when it ends inside its header (a
-    /// crash while it was created) or has no valid header and holds no valid record. `next` is the seq the journal
-    /// has reached before it.
+    /// crash while it was created) or has no valid header and holds no valid record.
     private func checkHeader(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, after next: UInt64, isLast: Bool
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, isLast: Bool
     ) throws(DaemonStartError) -> Header {
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
-            // Records of any seq, from where its name or the journal so far says: the name of a file whose header is
-            // gone may be wrong too (a renamed file).
+            // Records of any seq, wherever they sit: the name of a file whose header is gone may be wrong too (a
+            // renamed file), so neither it nor the journal so far bounds the seqs. Finding one keeps the file.
             let valid = JournalRecord.find(
-                in: raw, from: JournalSegment.headerSize, seqs: 1...UInt64.max, firstSeq: max(firstSeq, next))
+                in: raw, from: JournalSegment.headerSize, seqs: 1...UInt64.max, firstSeq: nil)
             if isLast && valid == nil {
                 log.warning(
                     raw.count < JournalSegment.headerSize
