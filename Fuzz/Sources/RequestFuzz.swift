@@ -226,7 +226,9 @@ enum RequestFuzz {
     /// A command: its permission, then its argument as section 1.2 describes it.
     static func checkCommand(_ name: String, _ argument: ArraySlice<UInt8>, _ input: ClientInput, _ state: RequestState)
     {
-        let reads = ["model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit", "metrics"]
+        let reads = [
+            "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit", "metrics",
+        ]
         let writes = ["reload", "plugin"]
         guard name == "send" || reads.contains(name) || writes.contains(name) else {
             check(isError(input, .unknownCommand), "unknown command \(name) gave \(input)")
