@@ -510,7 +510,7 @@ final class DaemonLoop<Model, Event, Effect> {
             end(inputs: inputs, work: work, outcome)
             return
         }
-        phase = .committing(inputs: inputs, work: work)
+        phase = LoopPhase(committing: inputs, work: work)
         hook.commit(pass) { [self] outcome in
             guard case .committing(let inputs, let work) = phase else {
                 preconditionFailure("a commit was answered with no pass waiting for it")
