@@ -52,13 +52,14 @@ enum FoundationJSON {
         }
     }
 
-    /// A value as the comparison sees it (`JSONFuzz.Difference`): a number whose value is a 64-bit integer as that
-    /// integer (`2.0` is 2), any other as its nearest `Double`, zero without a sign, and no U+FEFF in strings.
+    /// A value as the comparison sees it (`JSONFuzz.Difference`): a number whose value is an integer a `Double` holds
+    /// exactly (at most 2^53 in magnitude) as that integer (`2.0` is 2), any other as its nearest `Double`, zero
+    /// without a sign, and no U+FEFF in strings. Foundation reads a number with a fraction or an exponent as a
+    /// `Double`, so `37201685477580826e-0` is 37201685477580824 to it and exactly 37201685477580826 to us.
     static func asFoundationSees(_ value: JSONValue) -> JSONValue {
         switch value {
         case .number(let number):
-            if let exact = number.int64Value { return .number(JSONNumber(exact)) }
-            if let exact = number.uint64Value { return .number(JSONNumber(exact)) }
+            if let exact = number.int64Value, exact.magnitude <= 1 << 53 { return .number(JSONNumber(exact)) }
             let nearest = number.doubleValue
             return nearest == 0 ? 0 : JSONNumber(nearest).map(JSONValue.number) ?? value
         case .string, .array, .object:
