@@ -76,55 +76,44 @@ extension JournalRecoveryUnitTests {
         }
     }
 
-    @Test("a last segment whose header is gone is kept when it holds a valid record of any seq, its name wrong too")
-    func aRenamedHeaderlessSegmentWithRecordsIsKept() throws {
-        let directory = try TemporaryDirectory(prefix: "journal-unit")
-        defer { directory.remove() }
-        // Its only record is seq 1, before the seq its name says.
-        let first = try segment(directory, firstSeq: 1, seqs: 1...1)
-        try flip(first, at: 0)
-        let renamed = directory.file(JournalSegment.name(firstSeq: 2))
-        try FileSystem.rename(first, to: renamed)
-        #expect {
-            _ = try recover(directory)
-        } throws: { error in
-            "\(error)".contains("\(renamed) is damaged at byte 0: the segment header is not valid")
+    /// A last segment whose header is gone, renamed: its only segment before it (if any), its own records, the seq
+    /// of the name it was given.
+    struct RenamedHeaderless: Sendable, CustomTestStringConvertible {
+        let before: ClosedRange<UInt64>?
+        let records: ClosedRange<UInt64>
+        let renamedTo: UInt64
+        var testDescription: String {
+            "records \(records) named \(renamedTo)" + (before.map { ", after records \($0)" } ?? ", alone")
         }
-        #expect(try FileSystem.fileSize(renamed) == Int64(16 + 31), "record 1 is still there")
     }
 
-    @Test("a headerless last segment renamed to a lower seq is searched from where the journal before it ends")
-    func aHeaderlessSegmentRenamedLowerIsKept() throws {
+    @Test(
+        "a last segment whose header is gone is kept while it holds a valid record of any seq, its name wrong too",
+        arguments: [
+            // Named above its only record.
+            RenamedHeaderless(before: nil, records: 1...1, renamedTo: 2),
+            // Named lower, where the journal before it ends.
+            RenamedHeaderless(before: 1...5, records: 6...7, renamedTo: 4),
+            // Named below its records with no journal before it: a segment named 4 could hold only seq 4 where
+            // records 6 and 7 sit.
+            RenamedHeaderless(before: nil, records: 6...7, renamedTo: 4),
+        ])
+    func aRenamedHeaderlessSegmentWithRecordsIsKept(_ layout: RenamedHeaderless) throws {
         let directory = try TemporaryDirectory(prefix: "journal-unit")
         defer { directory.remove() }
-        _ = try segment(directory, firstSeq: 1, seqs: 1...5)
-        let second = try segment(directory, firstSeq: 6, seqs: 6...7)
-        try flip(second, at: 0)
-        let renamed = directory.file(JournalSegment.name(firstSeq: 4))
-        try FileSystem.rename(second, to: renamed)
+        if let before = layout.before { _ = try segment(directory, firstSeq: before.lowerBound, seqs: before) }
+        let last = try segment(directory, firstSeq: layout.records.lowerBound, seqs: layout.records)
+        try flip(last, at: 0)
+        let renamed = directory.file(JournalSegment.name(firstSeq: layout.renamedTo))
+        try FileSystem.rename(last, to: renamed)
         #expect {
             _ = try recover(directory)
         } throws: { error in
             "\(error)".contains("\(renamed) is damaged at byte 0: the segment header is not valid")
         }
-        #expect(try FileSystem.fileSize(renamed) == Int64(16 + 2 * 31), "records 6 and 7 are still there")
-    }
-
-    @Test("a headerless last segment renamed below its records, with no journal before it, is kept")
-    func aHeaderlessSegmentRenamedBelowItsRecordsIsKept() throws {
-        let directory = try TemporaryDirectory(prefix: "journal-unit")
-        defer { directory.remove() }
-        // Records 6 and 7 at the segment's start, where a segment named 4 could hold only seq 4.
-        let only = try segment(directory, firstSeq: 6, seqs: 6...7)
-        try flip(only, at: 0)
-        let renamed = directory.file(JournalSegment.name(firstSeq: 4))
-        try FileSystem.rename(only, to: renamed)
-        #expect {
-            _ = try recover(directory)
-        } throws: { error in
-            "\(error)".contains("\(renamed) is damaged at byte 0: the segment header is not valid")
-        }
-        #expect(try FileSystem.fileSize(renamed) == Int64(16 + 2 * 31), "records 6 and 7 are still there")
+        #expect(
+            try FileSystem.fileSize(renamed) == Int64(16 + layout.records.count * 31),
+            "records \(layout.records) are still there")
     }
 
     @Test("a damaged snapshot named seq 0 needs nothing to stand in for it: every start gives the same outcome")
