@@ -121,6 +121,8 @@ bench: deps
 	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh 3
 	SWIFT=$(SWIFT) Benchmarks/run-plugin-daemon.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-plugin.sh $(BENCH_RUNS)
+	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
+	Benchmarks/run-history.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobiusd" --runs $(BENCH_RUNS)
 
 # The daemon with its embedded default app (the counter); it prints its socket and a socat line.
 run: deps
