@@ -98,7 +98,9 @@ struct JournalRecovery {
             }
             let header = bytes.withUnsafeBytes { raw in
                 Result { () throws(DaemonStartError) in
-                    try checkHeader(raw, segment.path, firstSeq: segment.firstSeq, isLast: nextFirst == nil)
+                    try checkHeader(
+                        raw, segment.path, firstSeq: segment.firstSeq, after: expected ?? base + 1,
+                        isLast: nextFirst == nil)
                 }
             }
             switch try header.get() {
@@ -278,15 +280,19 @@ struct JournalRecovery {
     }
 
     /// Checks a segment's header. The last segment is removed with a warning when it ends inside its header (a
-    /// crash while it was created) or has no valid header and holds no valid record.
+    /// crash while it was created) or has no valid header and holds no valid record. `next` is the seq the journal
+    /// has reached before it.
     private func checkHeader(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, isLast: Bool
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, after next: UInt64, isLast: Bool
     ) throws(DaemonStartError) -> Header {
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
-            // Records of any seq, wherever they sit: the name of a file whose header is gone may be wrong too (a
-            // renamed file), so neither it nor the journal so far bounds the seqs. Finding one keeps the file.
+            // Records wherever they sit: the name of a file whose header is gone may be wrong too (a renamed file),
+            // so a record's offset does not bound its seq. The seqs are bounded by as many records as the file can
+            // hold after the highest seq its name or the journal so far gives, which keeps a search of random bytes
+            // from checksumming most of the file at every offset. Finding one keeps the file.
+            let highest = max(firstSeq, next) &+ UInt64(raw.count / (JournalRecord.headerSize + 1))
             let valid = JournalRecord.find(
-                in: raw, from: JournalSegment.headerSize, seqs: 1...UInt64.max, firstSeq: nil)
+                in: raw, from: JournalSegment.headerSize, seqs: 1...max(highest, 1), firstSeq: nil)
             if isLast && valid == nil {
                 log.warning(
                     raw.count < JournalSegment.headerSize
