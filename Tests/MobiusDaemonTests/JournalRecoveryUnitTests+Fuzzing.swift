@@ -116,6 +116,66 @@ extension JournalRecoveryUnitTests {
             "records \(layout.records) are still there")
     }
 
+    @Test(
+        "a damaged segment behind the snapshot is judged the same at every recovery when the last segment held nothing",
+        arguments: [
+            // Its header and records are gone: not a segment, and no valid record in it.
+            0,
+            // Its records are gone: with a segment after it, seqs lost behind the snapshot; last, a torn tail.
+            16,
+        ])
+    func aDamagedSegmentBeforeAnEmptyLastOneIsJudgedAsLast(junkFrom offset: Int) throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let first = try segment(directory, firstSeq: 1, seqs: 1...3)
+        let junk = try FileDescriptor.openFile(first, .readWrite)
+        try junk.writeAll([UInt8](repeating: 0xA5, count: 16 + 3 * 31 - offset), at: Int64(offset))
+        junk.close()
+        _ = try SnapshotFile(epoch: epoch, seq: 5, time: 0, model: 5).write(into: directory.path)
+        // Segment 6's only record is a torn write: it holds nothing of value.
+        let last = try segment(directory, firstSeq: 6, seqs: 6...6)
+        let torn = try FileDescriptor.openFile(last, .readWrite)
+        try torn.truncate(to: 16 + 20)
+        torn.close()
+        let (outcome, replayed, restored) = try recover(directory)
+        #expect(outcome.lastSeq == 5 && replayed.isEmpty && restored?.seq == 5)
+        var files: [String: [UInt8]] = [:]
+        for name in try DirectoryListing.names(in: directory.path) {
+            files[name] = try FileSystem.read(directory.file(name))
+        }
+        #expect(files[JournalSegment.name(firstSeq: 6)] == nil)
+        // The next recovery finds the same files and changes none.
+        let (again, _, _) = try recover(directory)
+        #expect(again.lastSeq == 5)
+        for name in try DirectoryListing.names(in: directory.path) {
+            #expect(try FileSystem.read(directory.file(name)) == files[name], "\(name) changed")
+        }
+        #expect(try DirectoryListing.names(in: directory.path).count == files.count)
+        #expect(
+            again.catalog.damaged.map { $0.firstSeq...$0.lastSeq }
+                == outcome.catalog.damaged.map { $0.firstSeq...$0.lastSeq })
+    }
+
+    @Test("a segment renamed into the journal's covered seqs stops recovery when it holds a record after the snapshot")
+    func aRenamedSegmentWithALaterRecordIsNotIgnored() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        let first = try segment(directory, firstSeq: 1, seqs: 1...11)
+        let size = try FileSystem.fileSize(first)
+        _ = try SnapshotFile(epoch: epoch, seq: 7, time: 0, model: 7).write(into: directory.path)
+        // Segment 13 renamed to 10: segments 1 and 12 hold every seq up to 12 without it, so no gap names it.
+        let renamed = try segment(directory, firstSeq: 13, seqs: 13...13)
+        try FileSystem.rename(renamed, to: directory.file(JournalSegment.name(firstSeq: 10)))
+        _ = try segment(directory, firstSeq: 12, seqs: 12...12)
+        #expect {
+            _ = try recover(directory)
+        } throws: { error in
+            "\(error)".contains("the header of \(directory.file(JournalSegment.name(firstSeq: 10))) says seq 13")
+                && "\(error)".contains("a valid record of seq 13 at byte 16")
+        }
+        #expect(try FileSystem.fileSize(first) == size, "nothing was cut")
+    }
+
     @Test("a damaged snapshot named seq 0 needs nothing to stand in for it: every start gives the same outcome")
     func aDamagedSnapshotOfSeqZeroIsSkippedEveryTime() throws {
         let directory = try TemporaryDirectory(prefix: "journal-unit")

@@ -53,6 +53,7 @@ struct JournalRecovery {
             JournalSegment.firstSeq(ofName: name).map { (firstSeq: $0, path: directory + "/" + name) }
         }.sorted { $0.firstSeq < $1.firstSeq }
         let snapshotSeqs = names.compactMap(SnapshotFile.seq(ofName:)).sorted()
+        var lastBytes = try removeEmptyTail(&segments, newestSnapshot: snapshotSeqs.last ?? 0)
         let (snapshot, skipped) = try newestSnapshot(snapshotSeqs, segments: segments)
         if let snapshot { try restore(snapshot) }
         let base = snapshot?.seq ?? 0
@@ -91,30 +92,22 @@ struct JournalRecovery {
             let segment = segments[index]
             let nextFirst = index + 1 < segments.count ? segments[index + 1].firstSeq : nil
             let bytes: [UInt8]
-            do {
-                bytes = try FileSystem.read(segment.path)
-            } catch {
-                throw DaemonStartError(description: "cannot read the journal segment \(segment.path): \(error)")
+            if nextFirst == nil, let last = lastBytes.take() {
+                bytes = last
+            } else {
+                bytes = try read(segment.path)
             }
             let header = bytes.withUnsafeBytes { raw in
                 Result { () throws(DaemonStartError) in
                     try checkHeader(
-                        raw, segment.path, firstSeq: segment.firstSeq, after: expected ?? base + 1,
+                        raw, segment.path, firstSeq: segment.firstSeq, base: base, next: expected ?? base + 1,
                         isLast: nextFirst == nil)
                 }
             }
-            switch try header.get() {
-            case .removed:
-                segments.remove(at: index)
-                // With nothing after it now, an unusable segment before it is the last one: checked again as such.
-                if index == segments.count, unusable.popLast() != nil { index -= 1 }
-                continue
-            case .unusable(let problem):
+            if case .unusable(let problem) = try header.get() {
                 unusable.append((segment.firstSeq, problem))
                 index += 1
                 continue
-            case .valid:
-                break
             }
             if let from = gapStart(), segment.firstSeq > from {
                 let problem = missing(
@@ -153,7 +146,8 @@ struct JournalRecovery {
             let found = try scanned.get()
             damaged += found.damaged
             guard found.segment.lastSeq >= segment.firstSeq || !found.damaged.isEmpty else {
-                // Only a header (and room): nothing was committed into it.
+                // Only a header (and room): nothing was committed into it. (Never the last one: removeEmptyTail
+                // took those, so that removing it cannot change how the segments before it were judged.)
                 try? FileSystem.remove(segment.path)
                 segments.remove(at: index)
                 continue
@@ -271,47 +265,134 @@ struct JournalRecovery {
         return (nil, skipped)
     }
 
+    private func read(_ path: String) throws(DaemonStartError) -> [UInt8] {
+        do {
+            return try FileSystem.read(path)
+        } catch {
+            throw DaemonStartError(description: "cannot read the journal segment \(path): \(error)")
+        }
+    }
+
+    /// Removes the segments at the end of the journal that hold nothing of value, and returns the bytes of the last
+    /// one left. Done before any segment is judged, so that which one is the last (and so how each is judged: a
+    /// last segment's torn tail is cut, a broken header stops start-up) is the same at every recovery; removed on
+    /// the way, an empty last segment would leave the one before it judged as not last by this recovery and as last
+    /// by the next.
+    private func removeEmptyTail(
+        _ segments: inout [(firstSeq: UInt64, path: String)], newestSnapshot: UInt64
+    ) throws(DaemonStartError) -> [UInt8]? {
+        while let last = segments.last {
+            let bytes = try read(last.path)
+            // The highest seq a record of the segments before it can have, each holding as many records as its size
+            // allows after its name's seq: a bound for the search of a file whose header is gone.
+            var reach = newestSnapshot
+            for segment in segments.dropLast() {
+                let size = (try? FileSystem.fileSize(segment.path)) ?? nil
+                reach = max(reach, segment.firstSeq &+ UInt64(max(size ?? 0, 0)) / UInt64(JournalRecord.headerSize + 1))
+            }
+            let verdict = bytes.withUnsafeBytes { emptiness($0, last.path, firstSeq: last.firstSeq, reach: reach) }
+            guard case .empty(let warning) = verdict else { return bytes }
+            if let warning { log.warning(warning) }
+            try? FileSystem.remove(last.path)
+            segments.removeLast()
+        }
+        return nil
+    }
+
+    private enum Emptiness {
+        case holdsSomething
+        /// Nothing of value: removed, with a warning unless it is the room a clean start left (a header and zeros).
+        case empty(warning: String?)
+    }
+
+    /// Whether a last segment holds nothing of value: it ends inside its header (a crash while it was created), its
+    /// header is gone and no valid record is anywhere in it, or its header is valid and no valid record follows it.
+    /// The last case is what `scan` finds (only the header left after cutting), asked the same way.
+    private func emptiness(
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, reach: UInt64
+    ) -> Emptiness {
+        guard raw.count >= JournalSegment.headerSize else {
+            return .empty(
+                warning: "the journal segment \(path) ends inside its header (a crash while it was created); removed")
+        }
+        guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
+            // Records wherever they sit: the name of a file whose header is gone may be wrong too (a renamed file),
+            // so a record's offset does not bound its seq. The seqs are bounded by as many records as the file can
+            // hold after the highest seq its name or the journal before it gives, which keeps a search of random
+            // bytes from checksumming most of the file at every offset. Finding one keeps the file.
+            let highest = max(firstSeq, reach &+ 1) &+ UInt64(raw.count / (JournalRecord.headerSize + 1))
+            guard
+                JournalRecord.find(in: raw, from: JournalSegment.headerSize, seqs: 1...max(highest, 1), firstSeq: nil)
+                    == nil
+            else { return .holdsSomething }
+            return .empty(
+                warning: "the journal segment \(path) has no valid header and its \(raw.count) bytes hold no valid "
+                    + "record (a crash while it was created, or blocks the storage never wrote); removed")
+        }
+        guard headerSeq == firstSeq else { return .holdsSomething }
+        if case .record(let record, _) = JournalRecord.parse(raw, at: JournalSegment.headerSize),
+            record.seq == firstSeq
+        {
+            return .holdsSomething
+        }
+        if JournalRecord.isZero(raw, from: JournalSegment.headerSize) { return .empty(warning: nil) }
+        guard
+            JournalRecord.find(
+                in: raw, from: JournalSegment.headerSize, seqs: firstSeq...(.max - 1), firstSeq: firstSeq) == nil
+        else { return .holdsSomething }
+        return .empty(
+            warning: "the journal segment \(path) holds no valid record after its header, only "
+                + "\(raw.count - JournalSegment.headerSize) bytes of a write cut short by a crash or of junk in "
+                + "blocks the storage never wrote (never acknowledged); removed")
+    }
+
     private enum Header {
         case valid
-        /// The last segment held nothing of value and was removed.
-        case removed
         /// Not readable as a segment; the gap it leaves is named by the next segment.
         case unusable(String)
     }
 
-    /// Checks a segment's header. The last segment is removed with a warning when it ends inside its header (a
-    /// crash while it was created) or has no valid header and holds no valid record. `next` is the seq the journal
+    /// Checks a segment's header. A last one without a valid header holds a valid record (`removeEmptyTail` took
+    /// the others): start-up stops. One before the last is unusable, unless it holds a valid record after the
+    /// snapshot: that record's place in the journal is unknown, and start-up stops. `next` is the seq the journal
     /// has reached before it.
     private func checkHeader(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, after next: UInt64, isLast: Bool
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, base: UInt64, next: UInt64, isLast: Bool
     ) throws(DaemonStartError) -> Header {
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
-            // Records wherever they sit: the name of a file whose header is gone may be wrong too (a renamed file),
-            // so a record's offset does not bound its seq. The seqs are bounded by as many records as the file can
-            // hold after the highest seq its name or the journal so far gives, which keeps a search of random bytes
-            // from checksumming most of the file at every offset. Finding one keeps the file.
-            let highest = max(firstSeq, next) &+ UInt64(raw.count / (JournalRecord.headerSize + 1))
-            let valid = JournalRecord.find(
-                in: raw, from: JournalSegment.headerSize, seqs: 1...max(highest, 1), firstSeq: nil)
-            if isLast && valid == nil {
-                log.warning(
-                    raw.count < JournalSegment.headerSize
-                        ? "the journal segment \(path) ends inside its header (a crash while it was created); removed"
-                        : "the journal segment \(path) has no valid header and its \(raw.count) bytes hold no valid "
-                            + "record (a crash while it was created, or blocks the storage never wrote); removed")
-                try? FileSystem.remove(path)
-                return .removed
+            guard isLast else {
+                return try unplaceable(
+                    raw, path, "the segment header of \(path) is not valid", highest: max(firstSeq, next), base: base)
             }
-            guard isLast else { return .unusable("the segment header of \(path) is not valid") }
             throw damage(path, offset: 0, "the segment header is not valid", seq: firstSeq)
         }
         guard headerSeq == firstSeq else {
             guard isLast else {
-                return .unusable("the header of \(path) says seq \(headerSeq), its name \(firstSeq) (a renamed file?)")
+                return try unplaceable(
+                    raw, path, "the header of \(path) says seq \(headerSeq), its name \(firstSeq) (a renamed file?)",
+                    highest: max(firstSeq, headerSeq, next), base: base)
             }
             throw damage(path, offset: 8, "the header says seq \(headerSeq), the name \(firstSeq)", seq: firstSeq)
         }
         return .valid
+    }
+
+    /// A segment before the last one that cannot be read as a segment (`problem`): unusable when it holds no valid
+    /// record after `base` (searched up to as many records as the file can hold after `highest`); else start-up
+    /// stops, since the segments around it may not account for that record (a renamed file among them).
+    private func unplaceable(
+        _ raw: UnsafeRawBufferPointer, _ path: String, _ problem: String, highest: UInt64, base: UInt64
+    ) throws(DaemonStartError) -> Header {
+        let bound = max(highest, base) &+ UInt64(raw.count / (JournalRecord.headerSize + 1)) &+ 1
+        guard
+            let (record, offset) = JournalRecord.find(
+                in: raw, from: JournalSegment.headerSize, seqs: (base &+ 1)...max(bound, base &+ 1), firstSeq: nil)
+        else { return .unusable(problem) }
+        throw DaemonStartError(
+            description: "\(problem), and it holds a valid record of seq \(record.seq) at byte \(offset), after the "
+                + "snapshot's seq \(base): where its records belong in the journal is not known. Start-up stops so "
+                + "that nothing is dropped silently. Restore the state directory \(directory) from a backup; or save a "
+                + "copy of it, then rename the file after the first seq it holds (20 digits, then .journal)")
     }
 
     /// A segment as found, and the seqs in it that are damaged (all at or before the snapshot's seq).
