@@ -26,9 +26,13 @@ final class PluginRunner {
     private var effects: PluginEffectQueue
     /// Update requests waiting to be sent (one is in flight at a time), oldest first.
     private var updatesWaiting: [PluginUpdateCall] = []
-    /// The update request in flight, and the timer that ends the plugin if it is not answered within
-    /// `updateTimeout`.
-    private var updateInFlight: (id: Int64, timer: ReactorTimers.ID)?
+    /// The update request in flight, and when it times out (`updateTimeout` after it was sent).
+    private var updateInFlight: (id: Int64, deadline: UInt64)?
+    /// The one timer that times out update requests (see `armUpdateWatch`).
+    private var updateWatch: ReactorTimers.ID?
+    /// The pending timers of the last start (`startTimeout`) and of the restart backoff.
+    private var startTimer: ReactorTimers.ID?
+    private var restartTimer: ReactorTimers.ID?
     /// The effect keys the running plugin announced.
     private var keys: [String] = []
     /// Whether the plugin announced `update: true` / `batch: true`.
@@ -68,6 +72,14 @@ final class PluginRunner {
         self.log = log
         lifecycle = PluginLifecycle(policy: PluginRestartPolicy(spec.config.restart))
         effects = PluginEffectQueue(concurrency: spec.config.concurrency, maxQueued: spec.config.maxQueued)
+    }
+
+    /// A runner a reload retired may go while its timers are pending: they capture it unowned (a weak reference
+    /// would make every retain of the runner take the runtime's slow path) and are cancelled here.
+    deinit {
+        for timer in [startTimer, restartTimer, updateWatch, effectSweep].compactMap({ $0 }) + escalationTimers {
+            reactor.cancel(timer)
+        }
     }
 
     var name: String { spec.name }
@@ -125,9 +137,9 @@ final class PluginRunner {
         ])
         inFlight[0] = .initialize
         channel?.send(PluginMessage.request(id: 0, method: "initialize", params: params))
-        // Never cancelled: weak, since a reload may retire the runner before it fires.
-        reactor.after(nanoseconds: Self.nanoseconds(spec.config.startTimeout)) { [weak self] in
-            guard let self, lifecycle.awaitsInitialize(attempt: attempt) else { return }
+        startTimer = reactor.after(nanoseconds: Self.nanoseconds(spec.config.startTimeout)) { [unowned self] in
+            startTimer = nil
+            guard lifecycle.awaitsInitialize(attempt: attempt) else { return }
             violation("did not answer initialize within \(spec.config.startTimeout) s")
         }
     }
@@ -256,9 +268,9 @@ final class PluginRunner {
         case .restart(let delay, let attempt):
             owner.pluginStateChanged(self)
             log.notice("plugin \(name): restarting in \(delay) s")
-            // Weak for the same reason: a reload may retire the runner while it waits to restart.
-            reactor.after(nanoseconds: Self.nanoseconds(delay)) { [weak self] in
-                guard let self, lifecycle.restartDue(attempt: attempt) else { return }
+            restartTimer = reactor.after(nanoseconds: Self.nanoseconds(delay)) { [unowned self] in
+                restartTimer = nil
+                guard lifecycle.restartDue(attempt: attempt) else { return }
                 start()
             }
         case .fail(let why):
@@ -298,7 +310,6 @@ final class PluginRunner {
             case .initialize, .shutdown: break
             }
         }
-        if let updateInFlight { reactor.cancel(updateInFlight.timer) }
         updateInFlight = nil
         updatesWaiting.insert(contentsOf: resend, at: 0)
         return forgiven
@@ -521,7 +532,7 @@ final class PluginRunner {
                 return
             }
             guard case .effect(let effect, _)? = inFlight[id] else { return }
-            inFlight[id] = .effect(effect: effect, deadline: effectDeadline())
+            inFlight[id] = .effect(effect: effect, deadline: Self.deadline(after: spec.config.timeout))
         default:
             log.limited(
                 "plugin \(name) unknown notification", .warning,
@@ -564,7 +575,6 @@ final class PluginRunner {
             }
             pump()
         case .update(let update):
-            if let updateInFlight { reactor.cancel(updateInFlight.timer) }
             updateInFlight = nil
             switch outcome {
             case .result(let result): update.completion(.success(result))
@@ -668,11 +678,9 @@ final class PluginRunner {
             let id = nextID
             nextID += 1
             inFlight[id] = .update(update)
-            // Weak: the timer may outlive a runner a reload retires.
-            let timer = reactor.after(nanoseconds: Self.nanoseconds(spec.config.updateTimeout)) { [weak self] in
-                self?.updateTimedOut(id)
-            }
-            updateInFlight = (id: id, timer: timer)
+            let deadline = Self.deadline(after: spec.config.updateTimeout)
+            updateInFlight = (id: id, deadline: deadline)
+            if updateWatch == nil { armUpdateWatch(at: deadline) }
             channel?.send(PluginMessage.request(id: id, method: update.method, encodedParams: update.params))
         }
     }
@@ -696,17 +704,33 @@ final class PluginRunner {
             return
         }
         nextID += 1
-        let deadline = effectDeadline()
+        let deadline = Self.deadline(after: spec.config.timeout)
         inFlight[id] = .effect(effect: effect, deadline: deadline)
         effects.sent()
         if effectSweep == nil { armEffectSweep(at: deadline) }
     }
 
-    /// When an effect sent or progressed now times out.
-    private func effectDeadline() -> UInt64 {
-        let (deadline, overflow) = SystemProcess.monotonicNanoseconds().addingReportingOverflow(
-            Self.nanoseconds(spec.config.timeout))
+    /// When a request sent or progressed now times out, `seconds` from now.
+    private static func deadline(after seconds: Double) -> UInt64 {
+        let (deadline, overflow) = SystemProcess.monotonicNanoseconds().addingReportingOverflow(nanoseconds(seconds))
         return overflow ? .max : deadline
+    }
+
+    /// Arms the update watch at `deadline`. Update requests go one at a time with the same timeout, so the watch,
+    /// once armed at the deadline of the request then in flight, is never late for a later one. It is not cancelled
+    /// when that request is answered: it then re-arms at the deadline of the one in flight, if any, so with a
+    /// steady stream of requests it fires about once per `updateTimeout` instead of being set and cancelled for each.
+    private func armUpdateWatch(at deadline: UInt64) {
+        let now = SystemProcess.monotonicNanoseconds()
+        updateWatch = reactor.after(nanoseconds: deadline > now ? deadline - now : 0) { [unowned self] in
+            updateWatch = nil
+            guard let (id, deadline) = updateInFlight else { return }
+            if deadline <= SystemProcess.monotonicNanoseconds() {
+                updateTimedOut(id)
+            } else {
+                armUpdateWatch(at: deadline)
+            }
+        }
     }
 
     /// Arms the sweep at `deadline`. Every effect has the same timeout and `progress` only moves a deadline later,
