@@ -285,10 +285,12 @@ struct JournalRecovery {
             let bytes = try read(last.path)
             // The highest seq a record of the segments before it can have, each holding as many records as its size
             // allows after its name's seq: a bound for the search of a file whose header is gone.
-            var reach = newestSnapshot
-            for segment in segments.dropLast() {
-                let size = (try? FileSystem.fileSize(segment.path)) ?? nil
-                reach = max(reach, segment.firstSeq &+ UInt64(max(size ?? 0, 0)) / UInt64(JournalRecord.headerSize + 1))
+            let before = segments.dropLast()
+            let reach = {
+                before.reduce(newestSnapshot) { reach, segment in
+                    let size = UInt64(max((try? FileSystem.fileSize(segment.path)) ?? 0, 0))
+                    return max(reach, segment.firstSeq &+ size / UInt64(JournalRecord.headerSize + 1))
+                }
             }
             let verdict = bytes.withUnsafeBytes { emptiness($0, last.path, firstSeq: last.firstSeq, reach: reach) }
             guard case .empty(let warning) = verdict else { return bytes }
@@ -309,7 +311,7 @@ struct JournalRecovery {
     /// header is gone and no valid record is anywhere in it, or its header is valid and no valid record follows it.
     /// The last case is what `scan` finds (only the header left after cutting), asked the same way.
     private func emptiness(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, reach: UInt64
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, reach: () -> UInt64
     ) -> Emptiness {
         guard raw.count >= JournalSegment.headerSize else {
             return .empty(
@@ -320,7 +322,7 @@ struct JournalRecovery {
             // so a record's offset does not bound its seq. The seqs are bounded by as many records as the file can
             // hold after the highest seq its name or the journal before it gives, which keeps a search of random
             // bytes from checksumming most of the file at every offset. Finding one keeps the file.
-            let highest = max(firstSeq, reach &+ 1) &+ UInt64(raw.count / (JournalRecord.headerSize + 1))
+            let highest = max(firstSeq, reach() &+ 1) &+ UInt64(raw.count / (JournalRecord.headerSize + 1))
             guard
                 JournalRecord.find(in: raw, from: JournalSegment.headerSize, seqs: 1...max(highest, 1), firstSeq: nil)
                     == nil
