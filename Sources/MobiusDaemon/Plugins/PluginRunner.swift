@@ -137,6 +137,8 @@ final class PluginRunner {
         ])
         inFlight[0] = .initialize
         channel?.send(PluginMessage.request(id: 0, method: "initialize", params: params))
+        // An earlier start's timer is moot (its attempt is over) and must not outlive the runner uncancelled.
+        if let startTimer { reactor.cancel(startTimer) }
         startTimer = reactor.after(nanoseconds: Self.nanoseconds(spec.config.startTimeout)) { [unowned self] in
             startTimer = nil
             guard lifecycle.awaitsInitialize(attempt: attempt) else { return }
@@ -268,6 +270,7 @@ final class PluginRunner {
         case .restart(let delay, let attempt):
             owner.pluginStateChanged(self)
             log.notice("plugin \(name): restarting in \(delay) s")
+            if let restartTimer { reactor.cancel(restartTimer) }
             restartTimer = reactor.after(nanoseconds: Self.nanoseconds(delay)) { [unowned self] in
                 restartTimer = nil
                 guard lifecycle.restartDue(attempt: attempt) else { return }
