@@ -64,6 +64,8 @@ struct PluginReloadTests {
             scratch: scratch, arguments: ["--config", path, "--socket", scratch.file("x.sock")],
             socketPath: scratch.file("x.sock"))
         let client = try daemon.connect()
+        // Several starts before the reload, each arming its own start timeout.
+        if timer == .earlierStartTimeouts { try SystemClock.sleep(nanoseconds: 300_000_000) }
         for generation in 1...2 {
             _ = scratch.write("mobiusd.json", config(generation))
             #expect(try client.request("reload").ok == true, "reload \(generation)")
@@ -75,15 +77,24 @@ struct PluginReloadTests {
         #expect(try daemon.terminate() == .exited(0))
     }
 
-    /// The timer a retired plugin leaves pending: a start timeout (1 s after a start that was answered), or a
-    /// restart's backoff (1 s after a plugin that exits at once).
+    /// The timer a retired plugin leaves pending: a start timeout (1 s after a start that was answered), a
+    /// restart's backoff (1 s after a plugin that exits at once), or the start timeouts of earlier starts (a plugin
+    /// that exits at once, restarted every 50 ms: each start arms one, and all are pending when it is retired).
     enum PendingTimer: CaseIterable, Sendable {
-        case startTimeout, restartBackoff
+        case startTimeout, restartBackoff, earlierStartTimeouts
 
         var plugin: (options: JSONObject, extra: [String: JSONValue]) {
             switch self {
             case .startTimeout: return (["mode": "normal"], ["startTimeout": 1])
             case .restartBackoff: return (["mode": "exit-early"], ["restart": ["initialDelay": 1, "maxDelay": 1]])
+            case .earlierStartTimeouts:
+                return (
+                    ["mode": "exit-early"],
+                    [
+                        "startTimeout": 1,
+                        "restart": ["initialDelay": 0.05, "maxDelay": 0.05, "burst": 100, "interval": 60],
+                    ]
+                )
             }
         }
     }
