@@ -97,6 +97,8 @@ extension JournalRecoveryUnitTests {
             // Named below its records with no journal before it: a segment named 4 could hold only seq 4 where
             // records 6 and 7 sit.
             RenamedHeaderless(before: nil, records: 6...7, renamedTo: 4),
+            // Named far below its one record: the name bounds nothing.
+            RenamedHeaderless(before: nil, records: 6...6, renamedTo: 1),
         ])
     func aRenamedHeaderlessSegmentWithRecordsIsKept(_ layout: RenamedHeaderless) throws {
         let directory = try TemporaryDirectory(prefix: "journal-unit")

@@ -283,22 +283,24 @@ struct JournalRecovery {
     ) throws(DaemonStartError) -> [UInt8]? {
         while let last = segments.last {
             let bytes = try read(last.path)
-            // The highest seq a record of the segments before it can have, each holding as many records as its size
-            // allows after its name's seq: a bound for the search of a file whose header is gone.
-            let before = segments.dropLast()
-            let reach = {
-                before.reduce(newestSnapshot) { reach, segment in
-                    let size = UInt64(max((try? FileSystem.fileSize(segment.path)) ?? 0, 0))
-                    return max(reach, segment.firstSeq &+ size / UInt64(JournalRecord.headerSize + 1))
-                }
+            let verdict = bytes.withUnsafeBytes {
+                emptiness($0, last.path, firstSeq: last.firstSeq, newestSnapshot: newestSnapshot)
             }
-            let verdict = bytes.withUnsafeBytes { emptiness($0, last.path, firstSeq: last.firstSeq, reach: reach) }
             guard case .empty(let warning) = verdict else { return bytes }
             if let warning { log.warning(warning) }
             try? FileSystem.remove(last.path)
             segments.removeLast()
         }
         return nil
+    }
+
+    /// The highest seq a search of a file that cannot be read as a segment takes: past `known` (the highest seq its
+    /// name or the journal gives) or 2^48, whichever is higher, by as many records as the file can hold. A renamed
+    /// file's records may lie far past its name, and 2^48 seqs (four years at two million events a second) is more
+    /// than a journal reaches; yet random bytes hold a seq that small at about one offset in 65,536, so such a
+    /// search checksums few candidates instead of most of the file at every offset.
+    static func searchBound(_ known: UInt64, size: Int) -> UInt64 {
+        max(known, 1 << 48) &+ UInt64(size / (JournalRecord.headerSize + 1))
     }
 
     private enum Emptiness {
@@ -311,7 +313,7 @@ struct JournalRecovery {
     /// header is gone and no valid record is anywhere in it, or its header is valid and no valid record follows it.
     /// The last case is what `scan` finds (only the header left after cutting), asked the same way.
     private func emptiness(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, reach: () -> UInt64
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, newestSnapshot: UInt64
     ) -> Emptiness {
         guard raw.count >= JournalSegment.headerSize else {
             return .empty(
@@ -319,13 +321,9 @@ struct JournalRecovery {
         }
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
             // Records wherever they sit: the name of a file whose header is gone may be wrong too (a renamed file),
-            // so a record's offset does not bound its seq. The seqs are bounded by as many records as the file can
-            // hold after the highest seq its name or the journal before it gives, which keeps a search of random
-            // bytes from checksumming most of the file at every offset. Finding one keeps the file.
-            let highest = max(firstSeq, reach() &+ 1) &+ UInt64(raw.count / (JournalRecord.headerSize + 1))
-            guard
-                JournalRecord.find(in: raw, from: JournalSegment.headerSize, seqs: 1...max(highest, 1), firstSeq: nil)
-                    == nil
+            // so a record's offset does not bound its seq. Finding one keeps the file.
+            let seqs = 1...Self.searchBound(max(firstSeq, newestSnapshot), size: raw.count)
+            guard JournalRecord.find(in: raw, from: JournalSegment.headerSize, seqs: seqs, firstSeq: nil) == nil
             else { return .holdsSomething }
             return .empty(
                 warning: "the journal segment \(path) has no valid header and its \(raw.count) bytes hold no valid "
@@ -385,7 +383,7 @@ struct JournalRecovery {
     private func unplaceable(
         _ raw: UnsafeRawBufferPointer, _ path: String, _ problem: String, highest: UInt64, base: UInt64
     ) throws(DaemonStartError) -> Header {
-        let bound = max(highest, base) &+ UInt64(raw.count / (JournalRecord.headerSize + 1)) &+ 1
+        let bound = Self.searchBound(max(highest, base), size: raw.count)
         guard
             let (record, offset) = JournalRecord.find(
                 in: raw, from: JournalSegment.headerSize, seqs: (base &+ 1)...max(bound, base &+ 1), firstSeq: nil)
