@@ -57,7 +57,7 @@ struct JournalRecovery {
         let (snapshot, skipped) = try newestSnapshot(snapshotSeqs, segments: segments)
         if let snapshot { try restore(snapshot) }
         let base = snapshot?.seq ?? 0
-        expecting(Self.countRecords(after: base, in: segments))
+        expecting(Self.countRecords(after: base, in: segments, lastBytes: lastBytes))
 
         // Every segment is read and checked; only the records after the snapshot are replayed. Damage at or
         // before the snapshot's seq is reported and left for `log` to name; damage after it stops start-up.
@@ -187,15 +187,18 @@ struct JournalRecovery {
     }
 
     /// How many records after `base` the segments hold, before they are checked: by their names for all but the last
-    /// (a segment ends where the next starts), by walking the last one's record lengths.
-    static func countRecords(after base: UInt64, in segments: [(firstSeq: UInt64, path: String)]) -> Int {
+    /// (a segment ends where the next starts), by walking the last one's record lengths (`lastBytes`, when it has
+    /// been read already).
+    static func countRecords(
+        after base: UInt64, in segments: [(firstSeq: UInt64, path: String)], lastBytes: [UInt8]? = nil
+    ) -> Int {
         guard let last = segments.last else { return 0 }
         var count: UInt64 = 0
         for (segment, next) in zip(segments, segments.dropFirst()) where next.firstSeq > max(segment.firstSeq, base + 1)
         {
             count += next.firstSeq - max(segment.firstSeq, base + 1)
         }
-        guard let bytes = try? FileSystem.read(last.path) else { return Int(clamping: count) }
+        guard let bytes = lastBytes ?? (try? FileSystem.read(last.path)) else { return Int(clamping: count) }
         bytes.withUnsafeBytes { raw in
             var offset = JournalSegment.headerSize
             while case .record(let record, let next) = JournalRecord.parse(raw, at: offset, verify: false) {
