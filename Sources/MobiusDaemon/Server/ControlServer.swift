@@ -34,17 +34,21 @@ final class ControlServer {
     var stallTimer: ReactorTimers.ID?
     /// Carries out `reload` and `plugin` (for the runtime, which owns the server).
     let controlHandler: any ControlCommandHandler
-    /// `log` streams and where they read from (the journal's).
+    /// Where `log` streams read from: the journal. Unowned: the journal outlives the server (a weak reference would
+    /// give the journal a side table, slowing each retain).
+    unowned let logSource: any LogSource
+    /// The `log` streams (the journal's).
     let logStreams: LogStreams
     /// Set while accept is paused for lack of descriptors.
     var acceptPause: AcceptPause?
 
     init(
         loop: LoopPort, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
-        log: DaemonLog, parser: BlockingWorker, logStreams: LogStreams,
+        log: DaemonLog, parser: BlockingWorker, logSource: any LogSource,
         commands: any ControlCommandHandler
     ) throws(SystemError) {
-        self.logStreams = logStreams
+        self.logSource = logSource
+        self.logStreams = logSource.logStreams
         self.loop = loop
         self.reactor = reactor
         self.settings = settings
