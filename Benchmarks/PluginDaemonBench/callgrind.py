@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Instructions the daemon spends per event on an update plugin's path, under callgrind.
 
-    Benchmarks/PluginDaemonBench/callgrind.py BIN_DIR [--batched] [--python] [--events N1,N2]
+    Benchmarks/PluginDaemonBench/callgrind.py BIN_DIR [--batched | --effects] [--python] [--events N1,N2]
 
 Runs the `update plugin` workload of run.py twice, with N1 and N2 events (default 1,000 and 4,000 one at a time,
 50,000 and 200,000 batched), the daemon (BIN_DIR/mobiusd) under callgrind and the plugin outside it, and prints the
-instructions per event from the difference of the two runs, so start-up and shutdown drop out. Instruction counts do
+instructions per event from the difference of the two runs, so start-up and shutdown drop out. With --effects it
+runs the `effects, concurrency 1` workload instead (BIN_DIR/mobiusd-bench-relay, N1 and N2 "go" events sent at once,
+each an effect for the plugin whose "done" event the app counts; default 1,000 and 4,000), waiting on a subscriber
+for the count: per effect. Instruction counts do
 not move with the machine's load, so two builds can be compared where the timed rows cannot
 (Benchmarks/DaemonBench/README.md, "Instruction counts with a plugin"). With --keep DIR the two profiles stay there
 for callgrind_annotate.
@@ -17,7 +20,9 @@ kills the daemon. Without it the script stops with the daemon's answer.
 """
 
 import argparse
+import json
 import os
+import socket
 import shutil
 import subprocess
 import sys
@@ -28,23 +33,38 @@ sys.path.insert(0, HERE)
 import run  # noqa: E402
 
 
-def instructions(bin_dir, count, batched, python, profile):
+def instructions(bin_dir, count, batched, effects, python, profile):
     """The daemon's whole instruction count for one run of `count` events."""
     with tempfile.TemporaryDirectory(prefix="mobiusd-callgrind") as scratch:
-        wrapper = os.path.join(scratch, "mobiusd")
+        program = "mobiusd-bench-relay" if effects else "mobiusd"
+        wrapper = os.path.join(scratch, program)
         with open(wrapper, "w") as f:
             f.write('#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s %s "$@"\n'
-                    % (profile, os.path.join(bin_dir, "mobiusd")))
+                    % (profile, os.path.join(bin_dir, program)))
         os.chmod(wrapper, 0o755)
         plugin = ([os.path.join(HERE, "bench_plugin.py")] if python
                   else [os.path.join(bin_dir, "mobiusd-bench-plugin")])
-        config = {"app": "bench", "model": 0, "update": {"plugin": "app"},
-                  "plugins": {"app": {"exec": plugin, "maxBatch": 1024 if batched else 1, "env": run.SDK_PATH,
-                                      "startTimeout": 60, "updateTimeout": 600}}}
+        if effects:
+            config = {"app": "relay", "plugins": {"worker": {"exec": plugin, "concurrency": 1, "maxQueued": count,
+                                                             "env": run.SDK_PATH, "startTimeout": 60}}}
+        else:
+            config = {"app": "bench", "model": 0, "update": {"plugin": "app"},
+                      "plugins": {"app": {"exec": plugin, "maxBatch": 1024 if batched else 1, "env": run.SDK_PATH,
+                                          "startTimeout": 60, "updateTimeout": 600}}}
         daemon = run.Daemon(wrapper, config)
         try:
             daemon.request('reply "off"')
-            if batched:
+            if effects:
+                subscriber = socket.socket(socket.AF_UNIX)
+                subscriber.connect(daemon.socket)
+                lines = subscriber.makefile("rb")
+                subscriber.sendall(b"subscribe\n")
+                lines.readline()
+                daemon.conn.sendall(b'{"type":"go"}\n' * count)
+                while json.loads(lines.readline()).get("model", 0) < count:
+                    pass
+                subscriber.close()
+            elif batched:
                 daemon.conn.sendall(b'{"type":"add"}\n' * count)
             else:
                 # Pipelined in groups of 50: the update plugin still gets one event per request (maxBatch 1).
@@ -52,7 +72,7 @@ def instructions(bin_dir, count, batched, python, profile):
                     daemon.conn.sendall(b'{"type":"add"}\n' * min(50, count - sent))
                     daemon.request("ping")
             reply = daemon.request("ping")
-            if reply.get("seq") != count:
+            if reply.get("seq") != (2 * count if effects else count):
                 raise SystemExit("callgrind.py: the daemon answered %s (a build without the pidfd fallback cannot "
                                  "start a plugin under valgrind: see this script's help)" % reply)
             subprocess.run(["callgrind_control", "-d", str(daemon.process.pid)], check=True,
@@ -74,6 +94,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("bin_dir")
     parser.add_argument("--batched", action="store_true", help="maxBatch 1024 instead of one event per request")
+    parser.add_argument("--effects", action="store_true", help="effects through a plugin, concurrency 1")
     parser.add_argument("--python", action="store_true", help="the Python SDK plugin instead of the Swift one")
     parser.add_argument("--events", help="the two run lengths, N1,N2")
     parser.add_argument("--keep", help="a directory for the two profiles")
@@ -84,7 +105,7 @@ def main():
         short, long = (50_000, 200_000) if options.batched else (1_000, 4_000)
     keep = options.keep or tempfile.mkdtemp(prefix="mobiusd-callgrind-profiles")
     os.makedirs(keep, exist_ok=True)
-    counts = [instructions(options.bin_dir, n, options.batched, options.python,
+    counts = [instructions(options.bin_dir, n, options.batched, options.effects, options.python,
                            os.path.join(keep, "callgrind.%d.out" % n)) for n in (short, long)]
     if not options.keep:
         shutil.rmtree(keep)
