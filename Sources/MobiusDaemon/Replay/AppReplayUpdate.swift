@@ -26,6 +26,8 @@ final class AppReplayUpdate<Model, Event, Effect>: ReplayUpdate {
         }
     }
 
+    func ready() {}
+
     func reset(to model: JSONValue) throws(ReplayFailure) {
         do {
             state = try app.codec.decodeModel(model)

@@ -13,8 +13,9 @@ final class PluginReplayUpdate: ReplayUpdate {
     /// Touched only on the plugin's reactor thread.
     private let parts: UncheckedSendable<Parts>
     private let thread: SystemThread.Handle
-    /// Whether the plugin takes batches: then the models inside a batch are not known.
-    private let batches: Bool
+    /// Whether the plugin takes batches (then the models inside a batch are not known), once it runs.
+    private var batches: Bool?
+    private let started = Answer<UncheckedSendable<Result<Bool, ReplayFailure>>>()
     private let answer = Answer<UncheckedSendable<Outcomes>>()
     private var askedSingly = false
     private var askedCount = 0
@@ -25,13 +26,18 @@ final class PluginReplayUpdate: ReplayUpdate {
     private struct Parts {
         let reactor: Reactor
         let host: PluginHost
-        var driver: PluginUpdateDriver?
+        let driver: Driver
     }
 
-    /// Starts the plugin `spec` and waits until it has answered its handshake.
+    /// The plugin's update driver, made on the reactor thread once the plugin runs.
+    private final class Driver {
+        var value: PluginUpdateDriver?
+    }
+
+    /// Starts the plugin `spec`; `ready` waits for its handshake.
     ///
     /// - Parameter model: the app's starting model (the config's `model`).
-    /// - Throws: `ReplayFailure` when it does not start or does not announce `update`, with its last stderr line.
+    /// - Throws: `ReplayFailure` when no reactor or thread can be had for it.
     init(spec: PluginSpec, model: JSONValue, label: String, log: DaemonLog) throws(ReplayFailure) {
         self.label = label
         self.model = model
@@ -48,14 +54,17 @@ final class PluginReplayUpdate: ReplayUpdate {
             specs: [spec], updatePlugin: spec.name, backpressure: EdgeBackpressure(), loop: noLoop, reactor: reactor,
             log: log)
         reactor.atEndOfEachRound { host.flushAll() }
-        let started = Answer<UncheckedSendable<Result<(PluginUpdateDriver, Bool), ReplayFailure>>>()
+        let driver = Driver()
+        parts = UncheckedSendable(value: Parts(reactor: reactor, host: host, driver: driver))
         // Started before the reactor's thread runs, which then alone touches the host.
+        let started = self.started
         host.start { problems in
-            let outcome: Result<(PluginUpdateDriver, Bool), ReplayFailure>
+            let outcome: Result<Bool, ReplayFailure>
             if let runner = host.runner(named: spec.name), runner.state == .running, runner.handlesUpdate,
                 problems.isEmpty
             {
-                outcome = .success((PluginUpdateDriver(runner: runner, log: log), runner.handlesBatch))
+                driver.value = PluginUpdateDriver(runner: runner, log: log)
+                outcome = .success(runner.handlesBatch)
             } else {
                 let runner = host.runner(named: spec.name)
                 let why =
@@ -74,17 +83,13 @@ final class PluginReplayUpdate: ReplayUpdate {
         } catch {
             throw ReplayFailure("\(label): cannot start a thread for it: \(error)")
         }
-        var parts = Parts(reactor: reactor, host: host)
+    }
+
+    func ready() throws(ReplayFailure) {
+        guard batches == nil else { return }
         switch started.take().value {
-        case .success(let (driver, batches)):
-            parts.driver = driver
-            self.batches = batches
-            self.parts = UncheckedSendable(value: parts)
-        case .failure(let failure):
-            self.batches = false
-            self.parts = UncheckedSendable(value: parts)
-            close()
-            throw failure
+        case .success(let takesBatches): batches = takesBatches
+        case .failure(let failure): throw failure
         }
     }
 
@@ -95,7 +100,7 @@ final class PluginReplayUpdate: ReplayUpdate {
     func initiate() throws(ReplayFailure) {
         let done = Answer<UncheckedSendable<Result<First<JSONValue, JSONValue>, PluginUpdateDriver.Unavailable>>>()
         let (parts, model) = (self.parts, self.model)
-        waker.post { parts.value.driver?.externalUpdate.initiate(model) { done.put(UncheckedSendable(value: $0)) } }
+        waker.post { parts.value.driver.value?.externalUpdate.initiate(model) { done.put(UncheckedSendable(value: $0)) } }
         switch done.take().value {
         case .success(let first): self.model = first.model
         case .failure(let unavailable): throw ReplayFailure("\(label): \(unavailable.message)")
@@ -109,7 +114,7 @@ final class PluginReplayUpdate: ReplayUpdate {
         askedCount = events.count
         let (parts, model, answer) = (self.parts, self.model, self.answer)
         waker.post {
-            parts.value.driver?.externalUpdate.prepare(model, segments) { answer.put(UncheckedSendable(value: $0)) }
+            parts.value.driver.value?.externalUpdate.prepare(model, segments) { answer.put(UncheckedSendable(value: $0)) }
         }
     }
 
@@ -124,7 +129,7 @@ final class PluginReplayUpdate: ReplayUpdate {
         }
         // A batch's result carries the model after its last applied event only, on that event's `Next`; an applied
         // event without a model changed nothing when asked alone, and is not known inside a batch.
-        let knowsEachModel = askedSingly || !batches
+        let knowsEachModel = askedSingly || batches != true
         var known: JSONValue? = model
         var steps: [ReplayStep] = []
         steps.reserveCapacity(outcomes.count)

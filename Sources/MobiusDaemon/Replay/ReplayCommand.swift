@@ -70,6 +70,9 @@ enum ReplayCommand {
         defer { current.close() }
         let candidate = try side(candidateConfig ?? DaemonConfig(), log)
         defer { candidate.close() }
+        // Both plugins start at once; each is waited for here.
+        try current.ready()
+        try candidate.ready()
         let start: String
         if let base {
             do {

@@ -31,9 +31,7 @@ enum ReplayReport {
         text += side("current:  ", divergence.current)
         text += side("candidate:", divergence.candidate)
         let (mine, theirs) = (divergence.current.model ?? .null, divergence.candidate.model ?? .null)
-        guard mine != theirs else {
-            return text + "  the models are the same; " + (outcomesDiffer(divergence) ? "the outcomes differ\n" : "\n")
-        }
+        guard mine != theirs else { return text + "  the models are the same; \(difference(divergence))\n" }
         let diff = ModelDiff(from: mine, to: theirs)
         text += "  model diff, current -> candidate (\(diff.count) \(diff.count == 1 ? "change" : "changes")):\n"
         for change in diff.changes {
@@ -92,8 +90,13 @@ enum ReplayReport {
         return "  \(name) \(outcome)\n             model \(shown(step.model ?? .null, maxShownBytes))\n"
     }
 
-    private static func outcomesDiffer(_ divergence: ReplayDivergence) -> Bool {
-        divergence.current.outcome != divergence.candidate.outcome
+    /// What differs when the models do not: the effects, or which side applies the event.
+    private static func difference(_ divergence: ReplayDivergence) -> String {
+        switch (divergence.current.outcome, divergence.candidate.outcome) {
+        case (.applied, .rejected): return "the current applies the event, the candidate rejects it"
+        case (.rejected, .applied): return "the current rejects the event, the candidate applies it"
+        default: return "the effects differ"
+        }
     }
 
     /// A pointer as written in the diff: `(the whole model)` for the empty one.

@@ -8,6 +8,10 @@ import MobiusJSON
 protocol ReplayUpdate: AnyObject {
     /// What the side runs, for the report: `update plugin door: /srv/door/update.py`, `built-in store`.
     var label: String { get }
+    /// Waits until the side can apply events (an update plugin has answered its handshake).
+    ///
+    /// - Throws: `ReplayFailure` when it cannot (the plugin did not start, or does not update).
+    func ready() throws(ReplayFailure)
     /// The model after the last event applied (before any: the app's starting model).
     var model: JSONValue { get }
     /// Starts again from `model`.
