@@ -178,7 +178,9 @@ struct JournalHistory {
 
         /// Reads a segment whole and checks its header and place; `false` when it is the last one and holds
         /// nothing yet (a daemon is making it).
-        private mutating func load(_ segment: (firstSeq: UInt64, path: String), isLast: Bool) throws(ReplayFailure)
+        private mutating func load(
+            _ segment: (firstSeq: UInt64, path: String), isLast: Bool
+        ) throws(ReplayFailure)
             -> Bool
         {
             guard segment.firstSeq <= expected else {
@@ -200,8 +202,10 @@ struct JournalHistory {
             let header = bytes.withUnsafeBytes { JournalSegment.firstSeq(inHeader: $0) }
             if header == nil && isLast && bytes.count < JournalSegment.headerSize { return false }
             guard header == segment.firstSeq else {
-                throw Self.damage(segment.path, 0, "the segment header is not that of a segment starting at seq "
-                    + "\(segment.firstSeq)")
+                throw Self.damage(
+                    segment.path, 0,
+                    "the segment header is not that of a segment starting at seq "
+                        + "\(segment.firstSeq)")
             }
             offset = JournalSegment.headerSize
             loaded = true
@@ -230,7 +234,8 @@ struct JournalHistory {
                         break
                     }
                     let start = offset + JournalRecord.headerSize
-                    return .record(seq: record.seq, time: record.time, event: start..<(start + record.event.count),
+                    return .record(
+                        seq: record.seq, time: record.time, event: start..<(start + record.event.count),
                         next: next)
                 case .end:
                     problem = "a run of zeros"

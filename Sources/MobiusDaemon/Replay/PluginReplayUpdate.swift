@@ -100,7 +100,9 @@ final class PluginReplayUpdate: ReplayUpdate {
     func initiate() throws(ReplayFailure) {
         let done = Answer<UncheckedSendable<Result<First<JSONValue, JSONValue>, PluginUpdateDriver.Unavailable>>>()
         let (parts, model) = (self.parts, self.model)
-        waker.post { parts.value.driver.value?.externalUpdate.initiate(model) { done.put(UncheckedSendable(value: $0)) } }
+        waker.post {
+            parts.value.driver.value?.externalUpdate.initiate(model) { done.put(UncheckedSendable(value: $0)) }
+        }
         switch done.take().value {
         case .success(let first): self.model = first.model
         case .failure(let unavailable): throw ReplayFailure("\(label): \(unavailable.message)")
@@ -114,7 +116,9 @@ final class PluginReplayUpdate: ReplayUpdate {
         askedCount = events.count
         let (parts, model, answer) = (self.parts, self.model, self.answer)
         waker.post {
-            parts.value.driver.value?.externalUpdate.prepare(model, segments) { answer.put(UncheckedSendable(value: $0)) }
+            parts.value.driver.value?.externalUpdate.prepare(model, segments) {
+                answer.put(UncheckedSendable(value: $0))
+            }
         }
     }
 
@@ -145,7 +149,8 @@ final class PluginReplayUpdate: ReplayUpdate {
                 steps.append(ReplayStep(outcome: .applied(effects: next.effects), model: known))
             case .failure(let rejection):
                 let message =
-                    rejection.code == .invalidEvent ? rejection.message : "\(rejection.code.rawValue): \(rejection.message)"
+                    rejection.code == .invalidEvent
+                    ? rejection.message : "\(rejection.code.rawValue): \(rejection.message)"
                 steps.append(ReplayStep(outcome: .rejected(message), model: known))
             }
         }

@@ -61,7 +61,8 @@ enum ReplayCommand {
             throw ReplayFailure("--until \(until) is past the last journaled event, seq \(head)")
         }
         guard since <= until else {
-            throw ReplayFailure("--until \(until) is before seq \(since), the earliest the journal can be replayed from")
+            throw ReplayFailure(
+                "--until \(until) is before seq \(since), the earliest the journal can be replayed from")
         }
         let base = try history.base(for: since)
         let range = since < until ? (since + 1)...until : nil
@@ -132,7 +133,9 @@ enum ReplayCommand {
     ///
     /// - Throws: `ReplayFailure` when the journal ends before `last` or an event is not JSON (naming the file and
     ///   the byte offset).
-    private static func chunk(_ reader: inout JournalHistory.Reader, through last: UInt64) throws(ReplayFailure)
+    private static func chunk(
+        _ reader: inout JournalHistory.Reader, through last: UInt64
+    ) throws(ReplayFailure)
         -> [ReplayEvent]
     {
         var events: [ReplayEvent] = []

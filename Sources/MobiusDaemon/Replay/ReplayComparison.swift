@@ -83,7 +83,9 @@ final class ReplayComparison {
     }
 
     /// Asks both sides again for `events`, one at a time from `model`, and finds the first that differs.
-    private func oneAtATime(_ events: ArraySlice<ReplayEvent>, from model: JSONValue) throws(ReplayFailure)
+    private func oneAtATime(
+        _ events: ArraySlice<ReplayEvent>, from model: JSONValue
+    ) throws(ReplayFailure)
         -> (Int, (current: ReplayStep, candidate: ReplayStep))
     {
         try current.reset(to: model)

@@ -31,7 +31,8 @@ final class ReplayProgress {
         let rate = Double(done) / (Double(elapsed) / 1e9)
         let left = rate > 0 ? Double(total - min(done, total)) / rate : 0
         let percent = total > 0 ? done * 100 / total : 100
-        write("\r\u{1B}[Kreplay: seq \(seq) of \(last) (\(percent)%), \(Int(rate)) events/s, ETA \(Self.duration(left))")
+        write(
+            "\r\u{1B}[Kreplay: seq \(seq) of \(last) (\(percent)%), \(Int(rate)) events/s, ETA \(Self.duration(left))")
         showing = true
     }
 

@@ -41,7 +41,8 @@ enum ReplayReport {
             case .removed(let pointer, let value):
                 text += "    removed \(place(pointer)): \(shown(value, maxDiffValueBytes))\n"
             case .changed(let pointer, let from, let to):
-                text += "    changed \(place(pointer)): \(shown(from, maxDiffValueBytes)) -> "
+                text +=
+                    "    changed \(place(pointer)): \(shown(from, maxDiffValueBytes)) -> "
                     + "\(shown(to, maxDiffValueBytes))\n"
             }
         }
@@ -70,7 +71,8 @@ enum ReplayReport {
         }
         if let stopped = comparison.stoppedBecause { text += "Stopped early: \(stopped).\n" }
         if let first = comparison.firstCurrentRejection {
-            text += "Note: the current update rejects \(comparison.currentRejections) of these events, though the "
+            text +=
+                "Note: the current update rejects \(comparison.currentRejections) of these events, though the "
                 + "daemon applied each when it journaled it (the first: seq \(first.seq), \(escaped(first.message))): "
                 + "the journal was written by another update.\n"
         }

@@ -65,7 +65,8 @@ public enum MobiusDaemon {
         if arguments.first == "replay" {
             // A config that names an update (a plugin, a built-in) runs it; one that names none runs the program's
             // own app, as the daemon would.
-            return ReplayCommand.run(Array(arguments.dropFirst()), identity: identity) { config, log throws(ReplayFailure) in
+            return ReplayCommand.run(Array(arguments.dropFirst()), identity: identity) {
+                config, log throws(ReplayFailure) in
                 guard config.update == nil else {
                     return try ReplayCommand.side(config, identity: identity, log: log) { () throws(ConfigError) in
                         try builtinApp(for: config)
