@@ -48,9 +48,9 @@ enum ReplayCommand {
         _ options: ReplayOptions, identity: ProgramIdentity, side: SideMaker, log: DaemonLog
     ) throws(ReplayFailure) -> Bool {
         let directory = FileSystem.resolve(options.stateDirectory, against: FileSystem.currentDirectory())
-        let currentConfig = try current(options, directory: directory, identity: identity)
         let candidateConfig = try options.candidateConfig.map { file throws(ReplayFailure) in try load(file) }
         let history = try JournalHistory.open(directory)
+        let currentConfig = try current(options, directory: directory, identity: identity)
         let head = try history.lastSeq()
         let since = options.since ?? history.earliestStart ?? 0
         let until = options.until ?? head

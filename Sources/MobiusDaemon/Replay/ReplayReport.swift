@@ -13,7 +13,7 @@ enum ReplayReport {
         directory: String, epoch: String, range: ClosedRange<UInt64>?, start: String, current: String,
         candidate: String
     ) -> String {
-        let seqs = range.map { "seqs \($0.lowerBound)-\($0.upperBound), \(count($0)) events" } ?? "no events"
+        let seqs = range.map { "\(Self.seqs($0)), \(events(count($0)))" } ?? "no events"
         return """
             replay of \(directory) (epoch \(epoch.isEmpty ? "none yet" : epoch)): \(seqs)
               current:   \(current)
@@ -59,13 +59,15 @@ enum ReplayReport {
         guard let range else {
             return text + "Nothing to compare: no journaled events in the range.\n"
         }
-        let seqs = "seqs \(range.lowerBound)-\(range.upperBound)"
+        let seqs = Self.seqs(range)
         if found.isEmpty {
-            text += "The two updates agree on all \(count(range)) events (\(seqs)).\n"
+            let every = count(range) == 1 ? "the one event" : "all \(events(count(range)))"
+            text += "The two updates agree on \(every) (\(seqs)).\n"
         } else if everyDivergence {
             let listed = found.prefix(20).map(String.init).joined(separator: ", ") + (found.count > 20 ? ", …" : "")
             let noun = found.count == 1 ? "divergence" : "divergences"
-            text += "\(found.count) \(noun) in \(comparison.compared) events of \(seqs), at seqs \(listed).\n"
+            let at = found.count == 1 ? "seq" : "seqs"
+            text += "\(found.count) \(noun) in \(events(UInt64(comparison.compared))) of \(seqs), at \(at) \(listed).\n"
         } else {
             text += "The two updates differ at seq \(found[0]) (the first of \(seqs); --all lists every divergence).\n"
         }
@@ -81,6 +83,17 @@ enum ReplayReport {
 
     private static func count(_ range: ClosedRange<UInt64>) -> UInt64 {
         range.upperBound - range.lowerBound + 1
+    }
+
+    /// `seq 4` or `seqs 1-5`.
+    private static func seqs(_ range: ClosedRange<UInt64>) -> String {
+        range.lowerBound == range.upperBound
+            ? "seq \(range.lowerBound)" : "seqs \(range.lowerBound)-\(range.upperBound)"
+    }
+
+    /// `1 event` or `5 events`.
+    private static func events(_ count: UInt64) -> String {
+        count == 1 ? "1 event" : "\(count) events"
     }
 
     private static func side(_ name: String, _ step: ReplayStep) -> String {
