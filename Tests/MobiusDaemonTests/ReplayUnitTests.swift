@@ -272,6 +272,15 @@ struct ReplayUnitTests {
         #expect(comparison.divergences == [3, 6, 9])
     }
 
+    @Test("a model that parts once is one divergence: the candidate is not left behind on its own model")
+    func aModelDivergenceIsCountedOnce() throws {
+        let current = FakeSide(batches: true) { model, event in (model + event, []) }
+        let candidate = FakeSide(batches: true) { model, event in (model + event + (event == 3 ? 1 : 0), []) }
+        let (comparison, found) = try compare(current, candidate, events(1...10), all: true)
+        #expect(found.map(\.event.seq) == [3])
+        #expect(comparison.compared == 10)
+    }
+
     @Test func oneSideRejectingIsADivergenceAndTwoRejectionsAgree() throws {
         let current = FakeSide(batches: false) { model, event in event == 2 ? nil : (model + event, []) }
         let candidate = FakeSide(batches: false) { model, event in event >= 2 && event <= 3 ? nil : (model + event, [])
