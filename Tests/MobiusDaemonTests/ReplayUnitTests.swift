@@ -187,6 +187,7 @@ struct ReplayUnitTests {
     /// `nil`: rejected) and the effects. With `batches`, models inside a run are unknown unless asked singly.
     final class FakeSide: ReplayUpdate {
         let label = "fake"
+        let runsElsewhere = false
         private(set) var model: JSONValue = 0
         private let batches: Bool
         private let update: (Int, Int) -> (model: Int, effects: [JSONValue])?

@@ -10,8 +10,9 @@ import MobiusJSON
 /// look up the types' metadata for every event).
 final class AppReplayUpdate: ReplayUpdate {
     let label: String
+    let runsElsewhere = false
     private(set) var model: JSONValue
-    private var events: ArraySlice<ReplayEvent> = []
+    private var steps: [ReplayStep] = []
     /// Applies one event to the app's model; gives its outcome and the model's JSON when it changed.
     private let apply: (JSONValue) -> (ReplayStep.Outcome, JSONValue?)
     private let take: (JSONValue) throws -> Void
@@ -51,18 +52,17 @@ final class AppReplayUpdate: ReplayUpdate {
     }
 
     func begin(_ events: ArraySlice<ReplayEvent>, singly: Bool) {
-        self.events = events
-    }
-
-    func finish() -> [ReplayStep] {
-        var steps: [ReplayStep] = []
+        steps = []
         steps.reserveCapacity(events.count)
         for event in events {
             let (outcome, changed) = apply(event.json)
             if let changed { model = changed }
             steps.append(ReplayStep(outcome: outcome, model: model))
         }
-        events = []
+    }
+
+    func finish() -> [ReplayStep] {
+        defer { steps = [] }
         return steps
     }
 

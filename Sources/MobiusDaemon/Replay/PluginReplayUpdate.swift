@@ -8,6 +8,7 @@ import MobiusSystem
 /// of its own, so the other side and the reading of the journal go on while the plugin computes.
 final class PluginReplayUpdate: ReplayUpdate {
     let label: String
+    let runsElsewhere = true
     private(set) var model: JSONValue
     private let waker: ReactorWaker
     /// Touched only on the plugin's reactor thread.

@@ -38,6 +38,8 @@ enum ReplayCommand {
         do {
             return try replay(options, identity: identity, side: side, log: log) ? 0 : 1
         } catch {
+            // After the plugins' own lines (the log writes them on a thread of its own): the reason comes last.
+            log.flush()
             MobiusDaemon.printError("\(program): \(error)")
             return 2
         }

@@ -23,6 +23,8 @@ final class ReplayComparison {
     /// Why the comparison stopped before the end of the range, if it did after a divergence.
     private(set) var stoppedBecause: String?
     private var pending: ArraySlice<ReplayEvent> = []
+    /// The model both sides started `pending` from.
+    private var pendingFrom: JSONValue = .null
 
     /// - Parameters:
     ///   - everyDivergence: go on after the first divergence (`--all`).
@@ -40,8 +42,8 @@ final class ReplayComparison {
     /// Hands `events`, which follow the ones compared before, to both sides; `finish` compares what they did.
     func begin(_ events: [ReplayEvent]) {
         pending = events[...]
-        current.begin(pending, singly: false)
-        candidate.begin(pending, singly: false)
+        pendingFrom = current.model
+        beginBoth(pending, singly: false)
     }
 
     /// Compares the events `begin` handed over. Returns whether to go on: `false` once a divergence is found
@@ -49,7 +51,7 @@ final class ReplayComparison {
     func finish() throws(ReplayFailure) -> Bool {
         var events = pending
         pending = []
-        var before = current.model
+        var before = pendingFrom
         while true {
             let mine = try current.finish()
             let theirs = try candidate.finish()
@@ -77,9 +79,14 @@ final class ReplayComparison {
             }
             events = events.dropFirst(at + 1)
             guard !events.isEmpty else { return true }
-            current.begin(events, singly: false)
-            candidate.begin(events, singly: false)
+            beginBoth(events, singly: false)
         }
+    }
+
+    /// Hands `events` to both sides, one that runs elsewhere first: it computes while the other does here.
+    private func beginBoth(_ events: ArraySlice<ReplayEvent>, singly: Bool) {
+        let sides = current.runsElsewhere || !candidate.runsElsewhere ? [current, candidate] : [candidate, current]
+        for side in sides { side.begin(events, singly: singly) }
     }
 
     /// Asks both sides again for `events`, one at a time from `model`, and finds the first that differs.
@@ -90,8 +97,7 @@ final class ReplayComparison {
     {
         try current.reset(to: model)
         try candidate.reset(to: model)
-        current.begin(events, singly: true)
-        candidate.begin(events, singly: true)
+        beginBoth(events, singly: true)
         let mine = try current.finish()
         let theirs = try candidate.finish()
         guard let at = Self.firstDifference(mine, theirs) else {

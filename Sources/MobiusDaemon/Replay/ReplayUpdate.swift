@@ -4,8 +4,12 @@ import MobiusJSON
 /// apply them. The current side is the update the daemon runs; the candidate is the changed one.
 ///
 /// Applying is split in two so that both sides work at once: `begin` hands the events over (an update plugin's
-/// side sends its request and returns), `finish` waits for what each event did.
+/// side sends its request and returns; a side in this process does the work there), `finish` waits for what each
+/// event did.
 protocol ReplayUpdate: AnyObject {
+    /// Whether the work happens outside this thread (an update plugin): such a side is begun first, so it computes
+    /// while a side in this process does.
+    var runsElsewhere: Bool { get }
     /// What the side runs, for the report: `update plugin door: /srv/door/update.py`, `built-in store`.
     var label: String { get }
     /// Waits until the side can apply events (an update plugin has answered its handshake).
@@ -20,7 +24,7 @@ protocol ReplayUpdate: AnyObject {
     func reset(to model: JSONValue) throws(ReplayFailure)
     /// Runs the app's initiate on the model, effects discarded, as the daemon does when it first starts.
     func initiate() throws(ReplayFailure)
-    /// Starts applying `events` in order from `model`. Without `singly` an update plugin that takes batches gets
+    /// Starts applying `events` in order from `model` (a side in this process applies them here). Without `singly` an update plugin that takes batches gets
     /// them in batches, and only the model after each batch is known; with it every event's model is known.
     func begin(_ events: ArraySlice<ReplayEvent>, singly: Bool)
     /// What each event `begin` was given did, in order; the last step's model is always known.
