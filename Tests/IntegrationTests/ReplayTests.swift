@@ -98,6 +98,31 @@ struct ReplayTests {
         return history.candidate(String(decoding: config.encoded(), as: UTF8.self))
     }
 
+    /// A Python update plugin on the SDK whose update returns `expression` (of `model` and `event`), and a candidate
+    /// config that runs it.
+    static func update(_ history: History, named name: String, returning expression: String) throws -> String {
+        try plugin(
+            history, named: name,
+            source: """
+                #!/usr/bin/env python3
+                import sys
+                sys.path.insert(0, "\(sdk)")
+                import mobiusd_plugin as mp
+
+                plugin = mp.Plugin("\(name)", "1.0")
+
+
+                @plugin.update
+                def update(model, event):
+                    return \(expression)
+
+
+                if __name__ == "__main__":
+                    plugin.run()
+
+                """)
+    }
+
     static func doorLockHistory(keepRunning: Bool = false) throws -> History {
         try History(config: try DoorLockExampleTests.pluginAppConfig(), events: doorEvents, keepRunning: keepRunning)
     }
@@ -158,26 +183,11 @@ struct ReplayTests {
 
     @Test func aChangedModelIsShownAsADiffByPointer() throws {
         let history = try Self.doorLockHistory()
-        let candidate = try Self.plugin(
+        let candidate = try Self.update(
             history, named: "remember.py",
-            source: """
-                #!/usr/bin/env python3
-                import sys
-                sys.path.insert(0, "\(Self.sdk)")
-                import mobiusd_plugin as mp
-
-                plugin = mp.Plugin("door-lock-next", "2.0")
-
-
-                @plugin.update
-                def update(model, event):
-                    return mp.Next({"failedAttempts": model.get("failedAttempts", 0) * 10 + 10, "lastCode": event.get("code")})
-
-
-                if __name__ == "__main__":
-                    plugin.run()
-
-                """)
+            returning:
+                #"mp.Next({"failedAttempts": model.get("failedAttempts", 0) * 10 + 10, "lastCode": event.get("code")})"#
+        )
         let run = try history.replay(["--config", candidate])
         #expect(run.exit == .exited(1), "\(run.stdout)\(run.stderr)")
         #expect(
@@ -250,26 +260,9 @@ struct ReplayTests {
         let usable = snapshots.filter { $0 + 1 >= firstSegment && $0 + 3 < total }
         let base = try #require(usable.last, "\(names.sorted())")
         // Sets /n like the store, and says which n it saw: the model both start from shows in its first effect.
-        let candidate = try Self.plugin(
+        let candidate = try Self.update(
             history, named: "saw.py",
-            source: """
-                #!/usr/bin/env python3
-                import sys
-                sys.path.insert(0, "\(Self.sdk)")
-                import mobiusd_plugin as mp
-
-                plugin = mp.Plugin("saw", "1.0")
-
-
-                @plugin.update
-                def update(model, event):
-                    return mp.Next(dict(model, n=event["value"]), [{"type": "saw", "n": model.get("n")}])
-
-
-                if __name__ == "__main__":
-                    plugin.run()
-
-                """)
+            returning: #"mp.Next(dict(model, n=event["value"]), [{"type": "saw", "n": model.get("n")}])"#)
         let run = try history.replay(["--config", candidate, "--since", "\(base + 3)"])
         #expect(run.exit == .exited(1), "\(run.stdout)\(run.stderr)")
         #expect(
