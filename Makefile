@@ -116,6 +116,7 @@ bench: deps
 	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh 3
 	SWIFT=$(SWIFT) Benchmarks/run-plugin-daemon.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-plugin.sh $(BENCH_RUNS)
+	SWIFT=$(SWIFT) Benchmarks/run-replay.sh $(BENCH_RUNS)
 
 # The daemon with its embedded default app (the counter); it prints its socket and a socat line.
 run: deps
