@@ -146,6 +146,9 @@ struct ReplayUnitTests {
         let second = try segment(directory, firstSeq: 6, seqs: 6...7)
         let failure = #expect(throws: ReplayFailure.self) { try seqs(directory, from: 2) }
         #expect(failure?.description == "the journal has no record of seqs 4...5: \(second) starts at seq 6")
+        try FileSystem.remove(directory.file(JournalSegment.name(firstSeq: 1)))
+        let compacted = #expect(throws: ReplayFailure.self) { try seqs(directory, from: 2) }
+        #expect(compacted?.description == "the journal no longer holds seq 2 (compacted): \(second) starts at seq 6")
     }
 
     @Test func aRecordAStorageFailureUndidIsNotRead() throws {
