@@ -144,7 +144,8 @@ struct JournalHistory {
             self.history = history
             self.from = from
             index = history.segments.lastIndex { $0.firstSeq <= from } ?? 0
-            expected = history.segments.isEmpty ? from : history.segments[index].firstSeq
+            // A journal that starts after `from` fails its first read: it no longer holds `from`.
+            expected = history.segments.isEmpty ? from : min(from, history.segments[index].firstSeq)
         }
 
         /// The next record, or `nil` where the journal ends.
