@@ -22,6 +22,11 @@ APT_PACKAGES += python3-venv python3-setuptools python3-wheel
 APT_PACKAGES += systemd-container
 # The soak's plot of RSS, descriptors, ack p99 and events/s (Tests/soak, docs/reliability.md).
 APT_PACKAGES += python3-matplotlib
+# promtool checks `metrics` in the Prometheus format, and the Python client's parser checks it in OpenMetrics
+# (Tests/IntegrationTests/MetricsTests.swift).
+APT_PACKAGES += prometheus python3-prometheus-client
+# tmux is the terminal `mobiusctl top` is tested on (Tests/IntegrationTests/TopTests.swift).
+APT_PACKAGES += tmux
 BENCH_RUNS ?= 5
 # `make soak`: how long the soak runs (seconds), and where its plot goes. `make test` runs a 30-second smoke.
 SOAK_SECONDS ?= 600
@@ -135,6 +140,7 @@ DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/mobiusd
 PLUGINDIR ?= $(PREFIX)/lib/mobiusd/plugins
@@ -145,7 +151,7 @@ BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 EXAMPLE_PLUGIN_PRODUCTS ?=
 # Plugins an embedded app looks for beside the daemon (the counter's mobiusd-beep), installed into BINDIR.
 BUNDLED_PLUGIN_PRODUCTS ?= mobiusd-beep
-UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket
+UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket mobiusd-metrics@.service mobiusd-metrics@.timer
 USER_UNITS := mobiusd@.service mobiusd@.socket
 DOCS := README.md $(wildcard docs/*.md)
 # The example plugins (each Plugins/NAME/mobiusd-NAME, not their tests) and the Python SDK they import from their
@@ -161,12 +167,16 @@ install:
 
 install-files:
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(MANDIR)/man1" \
-	  "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
+	  "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)" "$(DESTDIR)$(SYSUSERSDIR)"
 	install -m 0755 "$(BUILT)/mobiusd" "$(BUILT)/mobiusctl" "$(DESTDIR)$(BINDIR)/"
 	for u in $(UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/$$u" > "$(DESTDIR)$(UNITDIR)/$$u"; \
 	  chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done
 	for u in $(USER_UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/user/$$u" > "$(DESTDIR)$(USERUNITDIR)/$$u"; \
 	  chmod 0644 "$(DESTDIR)$(USERUNITDIR)/$$u"; done
+	install -m 0644 systemd/sysusers.d/mobiusd.conf "$(DESTDIR)$(SYSUSERSDIR)/"
+	# The system units' user: created now when installing into this system, by the package's postinst otherwise.
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v systemd-sysusers >/dev/null; then \
+	  systemd-sysusers "$(SYSUSERSDIR)/mobiusd.conf"; fi
 	install -m 0644 man/mobiusctl.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -m 0644 man/mobiusd.8 "$(DESTDIR)$(MANDIR)/man8/"
 	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
@@ -183,6 +193,7 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/mobiusd" "$(DESTDIR)$(BINDIR)/mobiusctl"
 	for p in $(BUNDLED_PLUGIN_PRODUCTS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
 	rm -f $(foreach u,$(UNITS),"$(DESTDIR)$(UNITDIR)/$(u)") $(foreach u,$(USER_UNITS),"$(DESTDIR)$(USERUNITDIR)/$(u)")
+	rm -f "$(DESTDIR)$(SYSUSERSDIR)/mobiusd.conf"
 	rm -f "$(DESTDIR)$(MANDIR)/man1/mobiusctl.1" "$(DESTDIR)$(MANDIR)/man8/mobiusd.8"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
 	rm -f "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl" "$(DESTDIR)$(BASHCOMPDIR)/mobiusd" \

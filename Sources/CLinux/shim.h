@@ -3,6 +3,7 @@
 #ifndef MOBIUSD_CLINUX_SHIM_H
 #define MOBIUSD_CLINUX_SHIM_H
 
+#include <errno.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -11,6 +12,8 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <sys/random.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 
 extern int pthread_setname_np(pthread_t thread, const char *name);
 
@@ -34,6 +37,16 @@ struct mobiusd_peer_credentials {
 static inline int mobiusd_peer_credentials(int fd, struct mobiusd_peer_credentials *out) {
     socklen_t length = sizeof(*out);
     return getsockopt(fd, SOL_SOCKET, 17 /* SO_PEERCRED */, out, &length);
+}
+
+// SO_PEERGROUPS (Linux 4.13+): the supplementary groups the peer had when it connected, as SO_PEERCRED's uid and gid.
+// Returns how many it had, which is more than `capacity` when they did not fit (nothing was copied: call again with
+// room for that many), or -1 with errno.
+static inline int mobiusd_peer_groups(int fd, uint32_t *groups, int capacity) {
+    socklen_t length = (socklen_t)capacity * (socklen_t)sizeof(uint32_t);
+    int status = getsockopt(fd, SOL_SOCKET, 59 /* SO_PEERGROUPS */, groups, &length);
+    if (status != 0 && errno != ERANGE) return -1;
+    return (int)(length / sizeof(uint32_t));
 }
 
 static const uint32_t MOBIUSD_EPOLLIN = EPOLLIN;
@@ -114,6 +127,15 @@ static inline int mobiusd_aio_reap(uint64_t context, int64_t *result) {
 }
 static inline void mobiusd_aio_destroy(uint64_t context) {
     syscall(SYS_io_destroy, (aio_context_t)context);
+}
+
+// ioctl is variadic, which Swift cannot call: the terminal's size in rows and columns (TIOCGWINSZ).
+static inline int mobiusd_window_size(int fd, uint16_t *rows, uint16_t *columns) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) < 0) return -1;
+    *rows = size.ws_row;
+    *columns = size.ws_col;
+    return 0;
 }
 
 #endif

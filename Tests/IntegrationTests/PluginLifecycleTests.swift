@@ -20,9 +20,13 @@ struct PluginLifecycleTests {
         ("exit-early", "exit status 3"), ("silent", "did not answer initialize"), ("garbage", "not JSON"),
     ])
     func failedHandshakeRestartsUntilTheStartLimit(mode: String, reason: String) throws {
-        let restart: JSONValue = ["initialDelay": 0.02, "maxDelay": 0.05, "burst": 3, "interval": 60]
-        // A sanitized daemon starts the plugin slower: the handshake's time is scaled, or `exit-early` could time out.
+        // A sanitized daemon starts the plugin slower: the handshake's time is scaled, or `exit-early` could time out,
+        // and so is the start limit's interval, or three `silent` starts would no longer fit in it.
         let startTimeout = JSONValue.number(JSONNumber(2 * TestTime.scale))
+        let interval = 60 * TestTime.scale
+        let restart: JSONValue = [
+            "initialDelay": 0.02, "maxDelay": 0.05, "burst": 3, "interval": .number(JSONNumber(interval)),
+        ]
         let entry = PluginFixtures.behave(
             options: ["mode": .string(mode)],
             ["restart": restart, "startTimeout": startTimeout, "onError": ["type": "failed"]])
@@ -33,7 +37,8 @@ struct PluginLifecycleTests {
         #expect(try worker(client)?["restarts"] == 2, "3 starts: the first and 2 restarts")
         // The log is written by its own thread: it may trail the state `status` reports.
         try DaemonTraffic.eventually("the log says why and that the start limit was reached") {
-            daemon.standardError.contains(reason) && daemon.standardError.contains("failed: 3 starts within 60.0 s")
+            daemon.standardError.contains(reason)
+                && daemon.standardError.contains("failed: 3 starts within \(Double(interval)) s")
         }
         #expect(daemon.isRunning, "a failed plugin does not take the daemon down")
         try daemon.terminate()
@@ -248,28 +253,6 @@ struct PluginLifecycleTests {
         let badRun = try DaemonToolRun.mobiusd(["--config", bad, "--check"])
         #expect(badRun.exit == .exited(1))
         #expect(badRun.stderr.contains("plugins.worker") && badRun.stderr.contains("exit status 3"), "\(badRun.stderr)")
-    }
-
-    @Test func environmentIsExactlyTheProtocolsOwn() throws {
-        let entry = PluginFixtures.behave(options: [:], ["env": ["EXTRA": "1"]])
-        let (daemon, client) = try start(entry)
-        #expect(try client.request(PluginFixtures.emit(["type": "job", "do": "env"])).isAck)
-        try DaemonTraffic.eventually("the env event arrives") {
-            (try client.request("model").model?["seen"]?.arrayValue ?? []).contains { $0["type"] == "env" }
-        }
-        let event = try client.request("model").model?["seen"]?.arrayValue?.first { $0["type"] == "env" }
-        // Python started through a pyenv shim (a shell script) sees the shim's own variables too.
-        let names = Set(event?["env"]?.objectValue?.keys ?? []).filter {
-            !$0.hasPrefix("PYENV") && !$0.hasPrefix("_PYENV") && $0 != "SHLVL" && $0 != "PWD" && $0 != "_"
-        }
-        let allowed: Set<String> = [
-            "PATH", "HOME", "LANG", "LC_ALL", "TZ", "EXTRA", "MOBIUSD_PLUGIN", "MOBIUSD_PROTOCOL",
-            "MOBIUSD_PLUGIN_NAME", "MOBIUSD_APP",
-        ]
-        #expect(names.isSubset(of: allowed.union(["LC_CTYPE"])), "unexpected variables: \(names.subtracting(allowed))")
-        #expect(event?["env"]?["MOBIUSD_PLUGIN_NAME"] == "worker" && event?["env"]?["MOBIUSD_APP"] == "plugintest")
-        #expect(event?["env"]?["EXTRA"] == "1" && event?["env"]?["MOBIUSD_PROTOCOL"] == "1")
-        try daemon.terminate()
     }
 
     @Test func monitorsSeePluginStateChanges() throws {

@@ -88,7 +88,7 @@ enum ReplayCommand {
             try current.initiate()
             start = "the start of the history"
         }
-        let progress = ReplayProgress(first: (base?.seq ?? 0) + 1, last: until)
+        let progress = ReplayProgressLine(first: (base?.seq ?? 0) + 1, last: until)
         defer { progress?.clear() }
         var reader = JournalHistory.Reader(history, from: (base?.seq ?? 0) + 1)
         // The events up to `since` only bring the current's model there.

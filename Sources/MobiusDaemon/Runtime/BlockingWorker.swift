@@ -1,9 +1,9 @@
 import MobiusSystem
 
 /// A thread the reactor hands jobs to and gets results back from through its waker, so the reactor thread never
-/// waits on them: calls that may block for long (NSS lookups, where group membership can go to LDAP, and reads of
-/// /proc) on one, interpreting big batches of request lines on another. The thread starts with the first job and
-/// then sleeps until the next one.
+/// waits on them: calls that may block for long (reads of /proc, a config file that may be a FIFO, user and group
+/// names that go through NSS) on one each, interpreting big batches of request lines on another. The thread starts
+/// with the first job and then sleeps until the next one.
 final class BlockingWorker: @unchecked Sendable {
     // @unchecked: `jobs` and `started` are touched only while holding `condition`'s mutex.
     private let condition = ThreadCondition()
@@ -11,11 +11,16 @@ final class BlockingWorker: @unchecked Sendable {
     private var started = false
     private let name: String
     private let stackSize: Int
+    /// The thread's nice value, when it is to yield the CPU to the daemon's others.
+    private let nice: Int32?
 
-    /// - Parameter stackSize: the thread's stack (NSS modules need a normal one; JSON parsing a few hundred KiB).
-    init(name: String, stackSize: Int = 1 << 20) {
+    /// - Parameters:
+    ///   - stackSize: the thread's stack (NSS modules need a normal one; JSON parsing a few hundred KiB).
+    ///   - nice: a nice value (1 to 19) for work that may run long and must not hold up the reactor thread.
+    init(name: String, stackSize: Int = 1 << 20, nice: Int32? = nil) {
         self.name = name
         self.stackSize = stackSize
+        self.nice = nice
     }
 
     /// Runs `job` on the worker thread, after the jobs submitted before it.
@@ -42,6 +47,8 @@ final class BlockingWorker: @unchecked Sendable {
     }
 
     private func run() {
+        // Without it the work runs at the daemon's priority: slower for the others under load, never wrong.
+        if let nice { try? SystemThread.setCurrentNice(nice) }
         while true {
             let batch = condition.withLock { () -> [@Sendable () -> Void] in
                 while jobs.isEmpty { condition.wait() }

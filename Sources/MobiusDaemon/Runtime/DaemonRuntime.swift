@@ -3,7 +3,7 @@ import MobiusJSON
 import MobiusSystem
 
 /// The running daemon: one reactor thread with the control server and the loop on it, the log's writer thread, and
-/// a worker thread for calls that may block (NSS, /proc). Built and run by `DaemonSetup.serve`.
+/// a worker thread for calls that may block (reading /proc). Built and run by `DaemonSetup.serve`.
 final class DaemonRuntime<Model, Event, Effect> {
     let reactor: Reactor
     let loop: DaemonLoop<Model, Event, Effect>
@@ -27,6 +27,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     let plugins: PluginHost
     /// The durable state: the loop's commit hook, and the `state` member of `status`.
     let journal: DaemonJournal
+    /// Past models (`model {"at":N}`, `log {"models":true}`), replayed from the journal off the reactor.
+    let history: ModelHistory<Model, Event, Effect>
     /// How a pass's events get their outcomes when the app's update is a plugin.
     private let externalUpdate: ExternalUpdate<Model, Event, Effect>?
     /// Why start-up failed after the reactor began (a plugin routing conflict); the daemon then exits non-zero.
@@ -62,6 +64,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             releaseElsewhere: { inputs in parser.submit { _ = inputs } })
         self.setup = setup
         self.journal = journal
+        history = ModelHistory(app: app, journal: journal, log: log, waker: reactor.waker)
         self.reactor = reactor
         self.loop = loop
         self.log = log
@@ -71,7 +74,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         let commands = ControlCommandRelay()
         let server = try ControlServer(
             loop: loop.port, reactor: reactor, listener: listener, settings: setup.settings, log: log,
-            worker: worker, parser: parser, logStreams: journal.logStreams, commands: commands)
+            parser: parser, logStreams: journal.logStreams, commands: commands)
         self.server = server
         self.signals = signals
         let plugins = PluginHost(
@@ -125,7 +128,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             let event = try loop.decodeEvent(json)
             loop.enqueue(edge: .event(event, json: json, source: .timer, ticket: nil))
         } catch {
-            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            stats.rejectedUndecodable(from: .timer)
             log.limited(
                 "event rejected", .warning, "event from timer rejected: \(EventRejection.message(for: error))",
                 fields: LogFields(source: EventSourceKind.timer.rawValue))
@@ -215,7 +218,14 @@ final class DaemonRuntime<Model, Event, Effect> {
             systemd.startingStatus("recovery waits: \(trouble)")
         }
         server.continueHandOvers()
-        server.endOfRound()
+        // One clock read times the round's passes and stamps the control server's writes.
+        var now: UInt64?
+        if loop.metrics.hasEndedPasses {
+            let time = SystemProcess.monotonicNanoseconds()
+            loop.metrics.timeEndedPasses(now: time)
+            now = time
+        }
+        server.endOfRound(now: now)
         systemd.endOfRound()
         // Writing can let a connection that waited for its output to drain hand the loop more requests: they are
         // applied in another round right away, not whenever the next descriptor happens to be ready.
@@ -231,6 +241,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             guard !stopping else { return }
             stopping = true
             systemd.beginStopping()
+            history.stop()
             log.notice("\(signal == .terminate ? "SIGTERM" : "SIGINT"): shutting down")
             server.beginShutdown()
             let flushSeconds = server.settings.shutdownFlushSeconds
@@ -239,6 +250,8 @@ final class DaemonRuntime<Model, Event, Effect> {
             reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
         case .hangUp:
             reloader.reload()
+        case .windowChange:
+            return  // not in the daemon's signalfd (DaemonSetup.serve)
         }
     }
 
@@ -251,6 +264,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             ("dbus", dbus.status),
             ("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))),
             ("state", journal.statusValue()),
+            ("history", history.statusValue()),
         ]
     }
 
@@ -299,6 +313,12 @@ extension DaemonRuntime: ControlCommandHandler {
                         ]))
                 }
             }
+        case .metrics(let format):
+            answerMetrics(format, reply: reply)
+        case .modelAt(.line(let answer)):
+            reply(answer)
+        case .modelAt(.replay(let query)):
+            history.modelAt(query, line: line, reply: reply)
         case .restartPlugin(let name):
             guard let runner = plugins.runner(named: name) else {
                 reply(JSONLine.error(.invalidArgument, "no plugin named \"\(name)\"", line: line))

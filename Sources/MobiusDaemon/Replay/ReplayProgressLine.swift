@@ -3,7 +3,7 @@ import MobiusSystem
 /// `replay`'s progress line on a terminal: once a replay has run a second, one line on stderr, rewritten in place
 /// at most five times a second, with the seq reached, events per second and the time left. Nothing when stderr is
 /// not a terminal (a pipe, a file, the journal).
-final class ReplayProgress {
+final class ReplayProgressLine {
     private let first: UInt64
     private let last: UInt64
     private let started = SystemProcess.monotonicNanoseconds()
