@@ -1,6 +1,7 @@
 import Foundation
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// Issue 25 item 2: `mobiusd replay` through the real binaries. Histories are recorded by the real daemon (the
@@ -101,11 +102,17 @@ struct ReplayTests {
     /// A Python update plugin on the SDK whose update returns `expression` (of `model` and `event`), and a candidate
     /// config that runs it.
     static func update(_ history: History, named name: String, returning expression: String) throws -> String {
+        try update(history, named: name, body: ["return \(expression)"])
+    }
+
+    /// A Python update plugin on the SDK whose update runs the lines of `body` (of `model` and `event`), and a
+    /// candidate config that runs it.
+    static func update(_ history: History, named name: String, body: [String]) throws -> String {
         try plugin(
             history, named: name,
             source: """
                 #!/usr/bin/env python3
-                import sys
+                import os, sys, time
                 sys.path.insert(0, "\(sdk)")
                 import mobiusd_plugin as mp
 
@@ -114,7 +121,7 @@ struct ReplayTests {
 
                 @plugin.update
                 def update(model, event):
-                    return \(expression)
+                \(body.map { "    " + $0 }.joined(separator: "\n"))
 
 
                 if __name__ == "__main__":
@@ -334,6 +341,29 @@ struct ReplayTests {
                     + "of seq 3 follows at byte "), "\(run.stderr)")
     }
 
+    @Test("a torn last write ends the replay where recovery ends the journal, and the report says so")
+    func aTornLastWriteIsNamed() throws {
+        let history = try History(config: Self.store, events: Self.storeEvents)
+        let segment = history.state + "/" + String(repeating: "0", count: 19) + "1.journal"
+        var bytes = try FileSystem.read(segment)
+        // The records end where the zero-filled room starts: a record header whose event never made it follows.
+        var end = 16
+        while end + 24 <= bytes.count, bytes[end..<(end + 4)].contains(where: { $0 != 0 }) {
+            end += 24 + (Int(bytes[end]) | Int(bytes[end + 1]) << 8)
+        }
+        if bytes.count < end + 24 { bytes += [UInt8](repeating: 0, count: end + 24 - bytes.count) }
+        bytes.replaceSubrange(end..<(end + 4), with: [200, 0, 0, 0])
+        try Data(bytes).write(to: URL(fileURLWithPath: segment))
+        let run = try history.replay(["--config", history.candidate(Self.store)])
+        #expect(run.exit == .exited(0), "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("The two updates agree on all 3 events (seqs 1-3).\n"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("Note: the journal ends at seq 3: \(segment) at byte \(end): "), "\(run.stdout)")
+        let past = try history.replay(["--config", history.candidate(Self.store), "--until", "4"])
+        #expect(past.exit == .exited(2))
+        #expect(past.stderr.contains("the journal ends at a torn write: \(segment) at byte \(end)"), "\(past.stderr)")
+    }
+
     // MARK: - Read-only
 
     /// What `replay` must not change: each entry's inode, size and modification time, and the directory's own.
@@ -364,9 +394,39 @@ struct ReplayTests {
         _ = try daemon.terminate()
     }
 
+    @Test("Ctrl-C ends replay and its update plugins, even one busy in an update, and leaves the directory as it was")
+    func anInterruptEndsThePlugins() throws {
+        let history = try History(config: Self.store, events: Self.storeEvents)
+        let pidFile = history.scratch.file("plugin.pid")
+        // Busy in its first update far longer than the test: only being ended ends it.
+        let candidate = try Self.update(
+            history, named: "busy.py",
+            body: [
+                "with open(\"\(pidFile)\", \"w\") as f:", "    f.write(str(os.getpid()))", "time.sleep(600)",
+                "return mp.Next(model)",
+            ])
+        let before = try Self.snapshot(of: history.state)
+        let replay = try DaemonSpawn.start(
+            DaemonSpawn.mobiusdPath,
+            ["replay", "--state-dir", history.state, "--current", history.currentConfig, "--config", candidate],
+            stdoutPath: history.scratch.file("stdout"), stderrPath: history.scratch.file("stderr"))
+        let deadline = ContinuousClock.now + TestTime.scaled(.seconds(20))
+        while history.scratch.read("plugin.pid").isEmpty && ContinuousClock.now < deadline {
+            try SystemClock.sleep(nanoseconds: 10_000_000)
+        }
+        let pid = try #require(Int32(history.scratch.read("plugin.pid")), "the plugin never got an update")
+        try replay.send(.interrupt)
+        let ended = replay.termination(within: .seconds(20))
+        #expect(ended == .exited(130), "\(String(describing: ended)): \(history.scratch.read("stderr"))")
+        #expect(history.scratch.read("stderr").contains("mobiusd replay: interrupted"))
+        #expect(!DaemonSpawn.processExists(pid), "the plugin outlived replay")
+        #expect(try Self.snapshot(of: history.state) == before)
+        if DaemonSpawn.processExists(pid) { try? ChildProcess(processID: pid).send(.kill) }
+    }
+
     // MARK: - Progress and batches
 
-    @Test("progress shows on a terminal, not on a pipe; update plugins get the events in batches")
+    @Test("progress shows on a terminal, not on a pipe or a file; update plugins get the events in batches")
     func progressOnlyOnATerminal() throws {
         let record = PluginFixtures.config(plugins: [:])
         let history = try History(config: record, events: Array(repeating: #"{"type":"add","n":1}"#, count: 100))
@@ -385,8 +445,13 @@ struct ReplayTests {
         let batches = history.scratch.read("calls").split(separator: "\n")
         #expect(batches.count == 20 && batches.allSatisfy { $0 == "updateBatch 10" }, "\(batches)")
 
-        let script = try #require(DaemonSpawn.which("script"))
         let command = ([DaemonSpawn.mobiusdPath] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let filed = try DaemonToolRun.run(
+            "/bin/sh", ["-c", "\(command) 2>'\(history.scratch.file("stderr"))'"], timeout: .seconds(60))
+        #expect(filed.exit == .exited(0), "\(filed.stdout)")
+        #expect(history.scratch.read("stderr").isEmpty, "a file gets no progress")
+
+        let script = try #require(DaemonSpawn.which("script"))
         let terminal = try DaemonToolRun.run(
             script, ["-qefc", command, history.scratch.file("typescript")], timeout: .seconds(60))
         #expect(terminal.exit == .exited(0), "\(terminal.stdout)\(terminal.stderr)")

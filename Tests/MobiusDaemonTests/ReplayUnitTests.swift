@@ -46,7 +46,7 @@ struct ReplayUnitTests {
         #expect(diff.count == 200)
     }
 
-    // MARK: - JournalHistory
+    // MARK: - ReadOnlyJournal
 
     let epoch = "00112233445566ff"
 
@@ -79,7 +79,7 @@ struct ReplayUnitTests {
     }
 
     func seqs(_ directory: TemporaryDirectory, from: UInt64) throws(ReplayFailure) -> [UInt64] {
-        var reader = JournalHistory.Reader(try JournalHistory.open(directory.path), from: from)
+        var reader = ReadOnlyJournal.Reader(try ReadOnlyJournal.open(directory.path), from: from)
         var seqs: [UInt64] = []
         while let record = try reader.next() { seqs.append(record.seq) }
         return seqs
@@ -104,7 +104,8 @@ struct ReplayUnitTests {
         #expect(try seqs(directory, from: 1) == [1, 2, 3, 4, 5, 6, 7])
         #expect(try seqs(directory, from: 3) == [3, 4, 5, 6, 7])
         #expect(try seqs(directory, from: 6) == [6, 7])
-        #expect(try JournalHistory.open(directory.path).lastSeq() == 7)
+        let end = try ReadOnlyJournal.open(directory.path).end()
+        #expect(end.lastSeq == 7 && end.tornTail == nil, "the zero-filled room is no torn write: \(end)")
         #expect(try contents(directory) == before, "nothing cut, written or removed")
     }
 
@@ -113,12 +114,15 @@ struct ReplayUnitTests {
         defer { directory.remove() }
         var torn: [UInt8] = []
         JournalRecord.append(seq: 4, time: 0, encoding: ["n": 4], to: &torn)
-        try segment(directory, firstSeq: 1, seqs: 1...3, tail: Array(torn.prefix(20)))
+        let path = try segment(directory, firstSeq: 1, seqs: 1...3, tail: Array(torn.prefix(20)))
         #expect(try seqs(directory, from: 1) == [1, 2, 3])
+        let end = try ReadOnlyJournal.open(directory.path).end()
+        #expect(end.lastSeq == 3)
+        #expect(end.tornTail == "\(path) at byte \(16 + 3 * 31): a record that runs past the end of the file")
         // A segment a daemon is making: not even its header yet.
         let fd = try FileDescriptor.openFile(directory.file(JournalSegment.name(firstSeq: 4)), .createNew(mode: 0o600))
         fd.close()
-        #expect(try JournalHistory.open(directory.path).lastSeq() == 3)
+        #expect(try ReadOnlyJournal.open(directory.path).end().lastSeq == 3)
     }
 
     @Test func damageThatAValidRecordFollowsNamesTheFileAndTheOffset() throws {
@@ -166,7 +170,7 @@ struct ReplayUnitTests {
         try segment(directory, firstSeq: 11, seqs: 11...25)
         try snapshot(directory, seq: 10, model: ["n": 10])
         try snapshot(directory, seq: 20, model: ["n": 20])
-        let history = try JournalHistory.open(directory.path)
+        let history = try ReadOnlyJournal.open(directory.path)
         #expect(history.earliestStart == 10)
         #expect(try history.base(for: 10)?.model == ["n": 10])
         #expect(try history.base(for: 19)?.seq == 10)
@@ -180,7 +184,7 @@ struct ReplayUnitTests {
         defer { directory.remove() }
         try segment(directory, firstSeq: 1, seqs: 1...5)
         _ = try SnapshotFile(epoch: "ffffffffffffffff", seq: 3, time: 0, model: 0).write(into: directory.path)
-        let failure = #expect(throws: ReplayFailure.self) { try JournalHistory.open(directory.path).base(for: 4) }
+        let failure = #expect(throws: ReplayFailure.self) { try ReadOnlyJournal.open(directory.path).base(for: 4) }
         #expect(failure?.description.contains("belongs to epoch ffffffffffffffff") == true)
     }
 

@@ -159,6 +159,13 @@ final class PluginReplayUpdate: ReplayUpdate {
         return steps
     }
 
+    /// Shuts the plugin down from any thread, as the daemon does (for `ReplayInterruption`): the host stops on its
+    /// reactor's thread.
+    var stop: ReplayInterruption.Stop {
+        let (waker, parts) = (self.waker, self.parts)
+        return { ended in waker.post { parts.value.host.stop { ended() } } }
+    }
+
     /// Shuts the plugin down as the daemon does and waits for its thread.
     func close() {
         guard !closed else { return }

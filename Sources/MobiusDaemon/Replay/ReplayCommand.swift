@@ -3,7 +3,7 @@ import MobiusSystem
 
 /// `mobiusd replay` (and `replay` of every program built on the kit): runs a changed update over the events a state
 /// directory's journal holds, side by side with the update the daemon runs, and reports where they part. The state
-/// directory is only read (`JournalHistory`): a daemon running on it goes on undisturbed.
+/// directory is only read (`ReadOnlyJournal`): a daemon running on it goes on undisturbed.
 ///
 /// Exit status: 0 when the two agree on every event of the range, 1 when they differ, 2 on an error.
 enum ReplayCommand {
@@ -51,16 +51,17 @@ enum ReplayCommand {
     ) throws(ReplayFailure) -> Bool {
         let directory = FileSystem.resolve(options.stateDirectory, against: FileSystem.currentDirectory())
         let candidateConfig = try options.candidateConfig.map { file throws(ReplayFailure) in try load(file) }
-        let history = try JournalHistory.open(directory)
+        let history = try ReadOnlyJournal.open(directory)
         let currentConfig = try current(options, directory: directory, identity: identity)
-        let head = try history.lastSeq()
+        let (head, tornTail) = try history.end()
         let since = options.since ?? history.earliestStart ?? 0
         let until = options.until ?? head
         guard since <= head else {
             throw ReplayFailure("--since \(since) is past the last journaled event, seq \(head)")
         }
         guard until <= head else {
-            throw ReplayFailure("--until \(until) is past the last journaled event, seq \(head)")
+            let torn = tornTail.map { " (the journal ends at a torn write: \($0))" } ?? ""
+            throw ReplayFailure("--until \(until) is past the last journaled event, seq \(head)\(torn)")
         }
         guard since <= until else {
             throw ReplayFailure(
@@ -69,10 +70,13 @@ enum ReplayCommand {
         let base = try history.base(for: since)
         let range = since < until ? (since + 1)...until : nil
 
+        let interruption = try ReplayInterruption(program: "\(identity.name) replay")
         let current = try side(currentConfig, log)
         defer { current.close() }
+        if let plugin = current as? PluginReplayUpdate { interruption.add(plugin.stop) }
         let candidate = try side(candidateConfig ?? DaemonConfig(), log)
         defer { candidate.close() }
+        if let plugin = candidate as? PluginReplayUpdate { interruption.add(plugin.stop) }
         // Both plugins start at once; each is waited for here.
         try current.ready()
         try candidate.ready()
@@ -90,7 +94,7 @@ enum ReplayCommand {
         }
         let progress = ReplayProgressLine(first: (base?.seq ?? 0) + 1, last: until)
         defer { progress?.clear() }
-        var reader = JournalHistory.Reader(history, from: (base?.seq ?? 0) + 1)
+        var reader = ReadOnlyJournal.Reader(history, from: (base?.seq ?? 0) + 1)
         // The events up to `since` only bring the current's model there.
         var before = try chunk(&reader, through: since)
         while !before.isEmpty {
@@ -127,7 +131,9 @@ enum ReplayCommand {
         }
         progress?.clear()
         MobiusDaemon.printOut(
-            ReplayReport.summary(range: range, comparison: comparison, everyDivergence: options.everyDivergence))
+            ReplayReport.summary(
+                range: range, comparison: comparison, everyDivergence: options.everyDivergence,
+                tornTail: until == head ? tornTail.map { (head, $0) } : nil))
         return comparison.divergences.isEmpty
     }
 
@@ -136,7 +142,7 @@ enum ReplayCommand {
     /// - Throws: `ReplayFailure` when the journal ends before `last` or an event is not JSON (naming the file and
     ///   the byte offset).
     private static func chunk(
-        _ reader: inout JournalHistory.Reader, through last: UInt64
+        _ reader: inout ReadOnlyJournal.Reader, through last: UInt64
     ) throws(ReplayFailure)
         -> [ReplayEvent]
     {
@@ -146,7 +152,7 @@ enum ReplayCommand {
                 throw ReplayFailure("the journal ends at seq \(reader.nextSeq - 1), before seq \(last)")
             }
             guard let json = try? JSONValue(parsing: record.text) else {
-                throw JournalHistory.Reader.damage(
+                throw ReadOnlyJournal.Reader.damage(
                     record.path, record.offset, "record \(record.seq) holds no valid JSON")
             }
             events.append(ReplayEvent(seq: record.seq, time: record.time, text: record.text, json: json))

@@ -52,12 +52,20 @@ enum ReplayReport {
 
     /// The last line: whether they agree, and on how much.
     static func summary(
-        range: ClosedRange<UInt64>?, comparison: ReplayComparison, everyDivergence: Bool
+        range: ClosedRange<UInt64>?, comparison: ReplayComparison, everyDivergence: Bool,
+        tornTail: (lastSeq: UInt64, what: String)? = nil
     ) -> String {
         var text = "\n"
         let found = comparison.divergences
+        // Said whatever the outcome: the events after the torn write are not in the range.
+        let torn =
+            tornTail.map {
+                "Note: the journal ends at seq \($0.lastSeq): \(escaped($0.what)); what follows is a write cut short "
+                    + "(or one a running daemon has under way), which the daemon's recovery cuts off, so the replay "
+                    + "ends there too.\n"
+            } ?? ""
         guard let range else {
-            return text + "Nothing to compare: no journaled events in the range.\n"
+            return text + "Nothing to compare: no journaled events in the range.\n" + torn
         }
         let seqs = Self.seqs(range)
         if found.isEmpty {
@@ -78,7 +86,7 @@ enum ReplayReport {
                 + "daemon applied each when it journaled it (the first: seq \(first.seq), \(escaped(first.message))): "
                 + "the journal was written by another update.\n"
         }
-        return text
+        return text + torn
     }
 
     private static func count(_ range: ClosedRange<UInt64>) -> UInt64 {

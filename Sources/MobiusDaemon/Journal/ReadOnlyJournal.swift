@@ -5,7 +5,7 @@ import MobiusSystem
 /// removed, so a daemon that runs on it goes on serving. It checks what recovery checks (headers, checksums, seqs
 /// following seqs, snapshots of this epoch), but where recovery would cut a torn tail off it only stops reading, and
 /// damage that a valid record follows is an error naming the file and the byte offset.
-struct JournalHistory {
+struct ReadOnlyJournal {
     let directory: String
     /// The history's name (empty for a directory that holds no history yet).
     let epoch: String
@@ -18,7 +18,7 @@ struct JournalHistory {
     ///
     /// - Throws: `ReplayFailure` when the directory cannot be listed, or its epoch file is missing or damaged while
     ///   it holds a journal.
-    static func open(_ directory: String) throws(ReplayFailure) -> JournalHistory {
+    static func open(_ directory: String) throws(ReplayFailure) -> ReadOnlyJournal {
         let names: [String]
         do {
             names = try DirectoryListing.names(in: directory)
@@ -44,28 +44,16 @@ struct JournalHistory {
         } else if !segments.isEmpty || !snapshots.isEmpty {
             throw ReplayFailure("the state directory \(directory) holds a journal but no epoch file")
         }
-        return JournalHistory(directory: directory, epoch: epoch, segments: segments, snapshots: snapshots)
+        return ReadOnlyJournal(directory: directory, epoch: epoch, segments: segments, snapshots: snapshots)
     }
 
     /// The snapshot of `seq`, checked: whole, the seq its name says, and of this history.
     func snapshot(_ seq: UInt64) throws(ReplayFailure) -> SnapshotFile {
-        let path = directory + "/" + SnapshotFile.name(seq: seq)
-        let snapshot: SnapshotFile
-        do {
-            snapshot = try SnapshotFile.decode(try FileSystem.read(path))
-        } catch let problem as SnapshotFile.Problem {
-            throw ReplayFailure("the snapshot \(path) is damaged: \(problem)")
+        do throws(SnapshotFile.Problem) {
+            return try SnapshotFile.read(seq: seq, in: directory, epoch: epoch)
         } catch {
-            throw ReplayFailure("cannot read the snapshot \(path): \(error)")
+            throw ReplayFailure(error.description)
         }
-        guard snapshot.seq == seq else {
-            throw ReplayFailure("the snapshot \(path) holds seq \(snapshot.seq), not the \(seq) of its name")
-        }
-        guard snapshot.epoch == epoch else {
-            throw ReplayFailure(
-                "the snapshot \(path) belongs to epoch \(snapshot.epoch), not to the state directory's \(epoch)")
-        }
-        return snapshot
     }
 
     /// The seq from which the journal holds every record, as its first segment's name says (`nil`: no segment).
@@ -102,15 +90,16 @@ struct JournalHistory {
         return nil
     }
 
-    /// The seq of the last journaled event: the last segment that holds a record, read through.
-    func lastSeq() throws(ReplayFailure) -> UInt64 {
+    /// Where the journal ends: the seq of the last journaled event (the last segment that holds a record, read
+    /// through), and what follows it when that is not the zero-filled room a daemon keeps ahead of its records.
+    func end() throws(ReplayFailure) -> (lastSeq: UInt64, tornTail: String?) {
         for index in segments.indices.reversed() {
             var reader = Reader(self, from: segments[index].firstSeq)
             var last: UInt64?
             while let record = try reader.next() { last = record.seq }
-            if let last { return last }
+            if let last { return (last, reader.tornTail) }
         }
-        return snapshots.last ?? 0
+        return (snapshots.last ?? 0, nil)
     }
 
     /// One journaled event.
@@ -127,7 +116,7 @@ struct JournalHistory {
 
     /// The records from one seq on, in order, one segment file in memory at a time (as recovery reads them).
     struct Reader {
-        private let history: JournalHistory
+        private let history: ReadOnlyJournal
         private let from: UInt64
         private var index: Int
         private var bytes: [UInt8] = []
@@ -138,9 +127,12 @@ struct JournalHistory {
 
         /// The seq of the record `next` returns.
         var nextSeq: UInt64 { max(expected, from) }
+        /// Once `next` has returned `nil`: what ends the last segment's records when it is not the zero-filled room
+        /// ahead of them (a torn last write, which recovery cuts off), naming the file and the byte offset.
+        private(set) var tornTail: String?
 
         /// Reads from `from` on; records before it in its segment are checked and skipped.
-        init(_ history: JournalHistory, from: UInt64) {
+        init(_ history: ReadOnlyJournal, from: UInt64) {
             self.history = history
             self.from = from
             index = history.segments.lastIndex { $0.firstSeq <= from } ?? 0
@@ -166,7 +158,8 @@ struct JournalHistory {
                     expected = seq + 1
                     guard seq >= from else { continue }
                     return Record(seq: seq, time: time, text: bytes[event], path: segment.path, offset: at)
-                case .endOfSegment:
+                case .endOfSegment(let torn):
+                    if let torn, nextFirst == nil { tornTail = "\(segment.path) at byte \(offset): \(torn)" }
                     index += 1
                     loaded = false
                     bytes = []
@@ -215,8 +208,9 @@ struct JournalHistory {
 
         private enum Step {
             case record(seq: UInt64, time: Int64, event: Range<Int>, next: Int)
-            /// The segment's records end here: nothing valid follows in it.
-            case endOfSegment
+            /// The segment's records end here: nothing valid follows in it; `torn` says what is there instead
+            /// when it is not a run of zeros.
+            case endOfSegment(torn: String?)
             case damaged(String)
         }
 
@@ -226,10 +220,11 @@ struct JournalHistory {
         private func step(_ segment: (firstSeq: UInt64, path: String), nextFirst: UInt64?) -> Step {
             bytes.withUnsafeBytes { raw in
                 let problem: String
+                var zeros = false
                 switch JournalRecord.parse(raw, at: offset) {
                 case .record(let record, let next):
                     // A record a storage failure undid: the next segment starts again at its seq.
-                    if let nextFirst, record.seq >= nextFirst { return .endOfSegment }
+                    if let nextFirst, record.seq >= nextFirst { return .endOfSegment(torn: nil) }
                     guard record.seq == expected else {
                         problem = "seq \(record.seq) where seq \(expected) should be"
                         break
@@ -240,6 +235,7 @@ struct JournalHistory {
                         next: next)
                 case .end:
                     problem = "a run of zeros"
+                    zeros = true
                 case .incomplete:
                     problem = "a record that runs past the end of the file"
                 case .damaged(let what):
@@ -249,7 +245,7 @@ struct JournalHistory {
                 guard expected <= laterThrough,
                     let (record, at) = JournalRecord.find(
                         in: raw, from: offset, seqs: expected...laterThrough, firstSeq: segment.firstSeq)
-                else { return .endOfSegment }
+                else { return .endOfSegment(torn: zeros || offset == raw.count ? nil : problem) }
                 return .damaged("\(problem), and a valid record of seq \(record.seq) follows at byte \(at)")
             }
         }
