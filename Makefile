@@ -123,6 +123,7 @@ bench: deps
 	SWIFT=$(SWIFT) Benchmarks/run-plugin.sh $(BENCH_RUNS)
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
 	Benchmarks/run-history.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobiusd" --runs $(BENCH_RUNS)
+	SWIFT=$(SWIFT) Benchmarks/run-replay.sh $(BENCH_RUNS)
 
 # The daemon with its embedded default app (the counter); it prints its socket and a socat line.
 run: deps
