@@ -280,7 +280,9 @@ final class LoopHarness<Model, Event, Effect> {
             }
         }
         // No pass runs before the loop has started (the app's initiate has run).
-        loop.start(LoopOutlets(sink: sink, dispatcher: dispatcher, externalUpdate: nil, statusMembers: { [] }))
+        loop.start(
+            LoopOutlets(
+                sink: sink, dispatcher: dispatcher, externalUpdate: nil, statusMembers: { [] }, observer: nil))
     }
 
     /// A harness whose loop runs effects the way the daemon does.

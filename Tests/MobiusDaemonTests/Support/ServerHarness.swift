@@ -43,7 +43,7 @@ final class ServerHarness {
             loop: port, reactor: reactor, listener: listener.first, settings: settings,
             log: DaemonLog(threshold: .error), worker: BlockingWorker(name: "test-worker"),
             parser: BlockingWorker(name: "test-parse", stackSize: 4 << 20), logStreams: journal.logStreams,
-            commands: NoControlCommands())
+            commands: NoControlCommands(), foreignReplies: nil)
         reactor.atEndOfEachRound { [unowned self] in
             if answering { runPass() }
             server.continueHandOvers()
