@@ -24,7 +24,10 @@ extension DBusExposureWorker {
             message.member == "NameAcquired" || message.member == "NameLost",
             message.header(stringArguments: 1).stringArguments.first == config.name
         else { return }
-        ownsName = message.member == "NameAcquired"
+        let owns = message.member == "NameAcquired"
+        // RequestName's answer has told already; NameAcquired follows it.
+        guard owns != ownsName else { return }
+        ownsName = owns
         if let connection { noteOwnership(connection) }
     }
 
