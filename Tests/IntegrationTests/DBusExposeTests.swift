@@ -1,0 +1,238 @@
+import Foundation
+import MobiusJSON
+import MobiusSystem
+import Testing
+
+/// The model as a D-Bus service (config `expose`, docs/dbus.md "The model on D-Bus"), against a real private
+/// dbus-daemon, driven with the tools a user would try: `busctl introspect`, `busctl get-property`, `busctl call …
+/// Send`, `gdbus call`, `gdbus monitor`.
+@Suite("D-Bus expose", .serialized, .timeLimit(.scaled(minutes: 3)))
+struct DBusExposeTests {
+    @Test("busctl introspect shows org.mobiusd.App1 with the model's typed values; tree, get-property and Ping work")
+    func introspect() throws {
+        let app = try ExposedApp(bus: try PrivateBus())
+        try app.waitUntilServed()
+        let introspect = try app.busctl("introspect", ExposedApp.name, ExposedApp.path)
+        #expect(introspect.exit == .exited(0), "\(introspect.stderr)")
+        let rows = introspect.stdoutLines.map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        for row in [
+            ".Send method s t -", ".Get method s s -", ".Locked property b true emits-change",
+            ".Count property u 3 emits-change", #".Name property s "front" emits-change"#,
+            ".Seq property t 0 emits-change", #".Model property s "{\"locked\":true,\"count\":3,\"name\":\"front\"}" emits-invalidation"#,
+            ".PropertiesChanged signal sa{sv}as - -",
+        ] {
+            #expect(rows.contains(row), "no \(row) in:\n\(introspect.stdout)")
+        }
+        #expect(rows.contains { $0.hasPrefix(".Epoch property s \"") && $0.hasSuffix(" const") })
+        let tree = try app.busctl("tree", ExposedApp.name)
+        #expect(tree.stdout.contains("/org/mobiusd/app/Door"), "\(tree.stdout)\(tree.stderr)")
+        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Locked").stdout
+            == "b true\n")
+        let ping = try app.busctl("call", ExposedApp.name, ExposedApp.path, "org.freedesktop.DBus.Peer", "Ping")
+        #expect(ping.exit == .exited(0), "\(ping.stderr)")
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+
+    @Test("Send is acked with its seq after the commit; a restart keeps it; gdbus monitor sees one PropertiesChanged")
+    func send() throws {
+        let app = try ExposedApp(bus: try PrivateBus())
+        try app.waitUntilServed()
+        let monitor = try app.monitor("monitor")
+        let sent = try app.send(#"{"type":"set","path":"/locked","value":false}"#)
+        #expect(sent.stdout == "t 1\n", "\(sent.stdout)\(sent.stderr)")
+        let read = try app.gdbusCall("org.mobiusd.App1.Get", "/locked")
+        #expect(read.stdout == "('false',)\n", "Get after the reply sees the new model: \(read.stdout)\(read.stderr)")
+        let model = try app.daemon.connect().request("model")
+        #expect(model.seq == 1 && model.model?["locked"] == false, "the socket sees it too: \(model)")
+        try eventually("the signal") { app.scratch.read(monitor).contains("PropertiesChanged") }
+        Thread.sleep(forTimeInterval: 0.3)
+        let signals = app.scratch.read(monitor).split(separator: "\n").filter { $0.contains("PropertiesChanged") }
+        #expect(signals.count == 1, "\(signals)")
+        #expect(
+            signals.first?.hasSuffix(
+                "PropertiesChanged ('org.mobiusd.App1', {'Seq': <uint64 1>, 'Locked': <false>}, ['Model'])") == true,
+            "\(signals)")
+        try app.restartAfterKill()
+        try app.waitUntilServed()
+        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Locked", "Seq")
+            .stdout == "b false\nt 1\n")
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+
+    @Test("errors carry the socket's codes as org.mobiusd.Error names, and count as the socket's do")
+    func errors() throws {
+        let app = try ExposedApp(
+            bus: try PrivateBus(), extra: #""socket":{"maxLineBytes":256,"maxOutputBytes":4096}"#)
+        try app.waitUntilServed()
+        func error(_ run: DaemonToolRun) -> String {
+            run.stderr.components(separatedBy: "GDBus.Error:").dropFirst().first?.components(separatedBy: ":").first
+                ?? "no error: \(run.stdout)\(run.stderr)"
+        }
+        #expect(error(try app.gdbusCall("org.mobiusd.App1.Send", #"{"type":"#)) == "org.mobiusd.Error.InvalidJSON")
+        #expect(error(try app.gdbusCall("org.mobiusd.App1.Send", "")) == "org.mobiusd.Error.InvalidJSON")
+        let rejected = try app.gdbusCall("org.mobiusd.App1.Send", #"{"type":"nope"}"#)
+        #expect(error(rejected) == "org.mobiusd.Error.InvalidEvent")
+        #expect(rejected.stderr.contains("the app rejected the event"), "\(rejected.stderr)")
+        let long = #"{"type":"set","path":"/a","value":""# + String(repeating: "x", count: 300) + #""}"#
+        #expect(error(try app.gdbusCall("org.mobiusd.App1.Send", long)) == "org.mobiusd.Error.LineTooLong")
+        #expect(error(try app.gdbusCall("org.mobiusd.App1.Get", "x")) == "org.mobiusd.Error.InvalidArgument")
+        #expect(
+            error(try app.gdbusCall("org.freedesktop.DBus.Properties.Set", "org.mobiusd.App1", "Locked", "<false>"))
+                == "org.freedesktop.DBus.Error.PropertyReadOnly")
+        #expect(
+            error(try app.gdbusCall("org.freedesktop.DBus.Properties.Get", "org.mobiusd.App1", "Nope"))
+                == "org.freedesktop.DBus.Error.UnknownProperty")
+        #expect(error(try app.gdbusCall("org.mobiusd.App1.Get", "", path: "/elsewhere")) == "org.freedesktop.DBus.Error.UnknownObject")
+        let wrongType = try app.busctl("call", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Send", "u", "5")
+        #expect(wrongType.exit != .exited(0) && wrongType.stderr.contains("Send takes (s)"), "\(wrongType.stderr)")
+        let status = try app.daemon.connect().request("status")
+        #expect(status["events"]?["rejected"] == 4 && status["events"]?["accepted"] == 0, "\(status)")
+        #expect(status["expose"]?["sends"] == 4 && status["expose"]?["inFlight"] == 0, "\(status)")
+
+        // A model whose text is over the reply limit (maxOutputBytes here): Model refuses, parts of it still read.
+        let client = try app.daemon.connect()
+        #expect(try client.request(#"{"type":"set","path":"/big","value":{}}"#).isAck)
+        let filler = String(repeating: "z", count: 200)
+        for index in 0..<30 {
+            #expect(try client.request(#"{"type":"set","path":"/big/k\#(index)","value":"\#(filler)"}"#).isAck)
+        }
+        #expect(
+            error(try app.gdbusCall("org.freedesktop.DBus.Properties.Get", "org.mobiusd.App1", "Model"))
+                == "org.freedesktop.DBus.Error.LimitsExceeded")
+        let all = try app.gdbusCall("org.freedesktop.DBus.Properties.GetAll", "org.mobiusd.App1")
+        #expect(all.exit == .exited(0) && !all.stdout.contains("'Model'") && all.stdout.contains("'Seq': <uint64 31>"),
+            "GetAll leaves the model out: \(all.stdout)\(all.stderr)")
+        #expect(try app.gdbusCall("org.mobiusd.App1.Get", "/name").stdout == "('\"front\"',)\n")
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+
+    @Test("a model value that does not fit its type keeps the property's last good value, logged, never a crash")
+    func badValues() throws {
+        let app = try ExposedApp(bus: try PrivateBus())
+        try app.waitUntilServed()
+        #expect(try app.send(#"{"type":"set","path":"/count","value":-1}"#).stdout == "t 1\n")
+        #expect(try app.send(#"{"type":"set","path":"/locked","value":"no"}"#).stdout == "t 2\n")
+        #expect(try app.send(#"{"type":"delete","path":"/name"}"#).stdout == "t 3\n")
+        let values = try app.busctl(
+            "get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count", "Locked", "Name", "Seq")
+        #expect(values.stdout == "u 3\nb true\ns \"front\"\nt 3\n", "\(values.stdout)\(values.stderr)")
+        let log = app.daemon.standardError
+        #expect(log.contains("property Count (/count): -1 does not fit uint32"), "\(log)")
+        #expect(log.contains("property Locked (/locked): expected true or false"), "\(log)")
+        #expect(log.contains("property Name (/name): the model has no value there"), "\(log)")
+        #expect(try app.status()["badValues"] == 3)
+        #expect(try app.send(#"{"type":"set","path":"/count","value":7}"#).stdout == "t 4\n")
+        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
+            == "u 7\n")
+        #expect(app.daemon.isRunning)
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+
+    @Test("the bus killed and restarted: the daemon reconnects and owns the name again; status shows each state")
+    func busRestart() throws {
+        let bus = try PrivateBus()
+        let app = try ExposedApp(bus: bus)
+        try app.waitUntilServed()
+        try bus.kill()
+        try eventually("backoff after the loss") { try app.status()["state"] == "backoff" }
+        #expect(try app.daemon.connect().request(#"{"type":"set","path":"/count","value":4}"#).isAck)
+        try bus.start()
+        try eventually("served again") {
+            let status = try app.status()
+            return status["state"] == "connected" && status["reconnects"] == 1
+        }
+        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
+            == "u 4\n")
+        #expect(try app.send(#"{"type":"set","path":"/count","value":5}"#).stdout == "t 2\n")
+        #expect(app.daemon.standardError.contains("connection lost"))
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+
+    @Test("a name another connection owns: the daemon waits in its queue and serves once it is released")
+    func queued() throws {
+        let bus = try PrivateBus()
+        let (owner, _) = try bus.startScript(PrivateBus.peerScript, ["own", bus.address, ExposedApp.name], name: "owner")
+        let app = try ExposedApp(bus: bus)
+        try eventually("queued") { try app.status()["state"] == "queued" }
+        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq").exit
+            != .exited(0), "the owner is the other connection")
+        bus.stopPeer(owner)
+        try app.waitUntilServed()
+        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq").stdout
+            == "t 0\n")
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+
+    @Test("READY=1 comes once the name is served")
+    func readiness() throws {
+        let bus = try PrivateBus()
+        let scratch = DaemonScratch()
+        let listener = try NotifyListener(scratch: scratch)
+        let config = scratch.write(
+            "door.json",
+            #"{"update":{"builtin":"store"},"expose":{"bus":"\#(bus.address)","name":"\#(ExposedApp.name)","#
+                + #""path":"\#(ExposedApp.path)"}}"#)
+        let daemon = try SystemdNotifyTests.start(listener, scratch: scratch, arguments: ["--ephemeral", "--config", config])
+        try listener.next("READY", "1")
+        let seq = try DaemonToolRun.run(
+            "busctl", ["--address=\(bus.address)", "get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq"])
+        #expect(seq.stdout == "t 0\n", "\(seq.stdout)\(seq.stderr)")
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
+    @Test("a flood of Send calls pushes back: at most 1024 wait for the loop, the rest in the bus; all are answered")
+    func flood() throws {
+        let bus = try PrivateBus()
+        // The update plugin's fx effects hang until their timeout: the plugin's full queue holds the edges, the
+        // control socket's and the exposure's, so the calls pile up.
+        let fx = PluginFixtures.behave(options: [:], ["maxQueued": 2, "concurrency": 1, "timeout": 4])
+        var config = try JSONValue(parsing: Array(PluginFixtures.config(plugins: ["fx": fx]).utf8))
+        guard case .object(var members) = config else { throw DaemonTestError("the fixture config is not an object") }
+        members["expose"] = ["bus": .string(bus.address), "name": .string(ExposedApp.name), "path": .string(ExposedApp.path)]
+        config = .object(members)
+        let daemon = try DaemonProcess.start(config: String(decoding: config.encoded(), as: UTF8.self))
+        let client = try daemon.connect()
+        try eventually("served") { try client.request("status")["expose"]?["state"] == "connected" }
+        let hang = PluginFixtures.emit(["type": "job", "do": "hang"])
+        try client.send(lines: [hang, hang, hang])
+        for seq in 1...3 { #expect(try client.readReply(timeout: .seconds(10)).seq == Int64(seq)) }
+        let calls = 5000
+        let (sender, output) = try bus.startScript(
+            PrivateBus.peerScript, ["send-many", bus.address, ExposedApp.name, ExposedApp.path, "\(calls)", #"{"type":"add"}"#],
+            name: "sender")
+        try eventually("the calls reach the bound") { try client.request("status")["expose"]?["inFlight"] == 1024 }
+        for _ in 0..<5 {
+            let status = try client.request("status")
+            #expect(status["expose"]?["inFlight"]?.int64Value ?? 0 <= 1024, "\(status)")
+            #expect(status["queues"]?["client"]?.int64Value ?? 0 <= 1024, "\(status)")
+            #expect(status["events"]?["accepted"] == 3, "nothing passes while the edges are held: \(status)")
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        try eventually("every call is answered", timeout: .seconds(60)) {
+            bus.scratch.read("sender.out").contains("acks")
+        }
+        let summary = try JSONValue(
+            parsing: Array(bus.scratch.read("sender.out").split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8))
+        let acks = summary["acks"]?.arrayValue?.compactMap(\.int64Value) ?? []
+        #expect(summary["errors"] == [:], "\(summary["errors"] ?? .null)")
+        #expect(acks.count == calls && Set(acks) == Set(4...Int64(calls + 3)), "\(acks.count) acks")
+        #expect(acks == acks.sorted(), "answered in the order sent")
+        #expect(try client.request("model").model?["total"] == JSONValue.number(JSONNumber(calls)))
+        bus.stopPeer(sender)
+        _ = output
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
+    @Test("reload: a changed expose needs a restart; the running one keeps serving")
+    func reload() throws {
+        let app = try ExposedApp(bus: try PrivateBus())
+        try app.waitUntilServed()
+        let config = app.scratch.read("door.json").replacingOccurrences(of: "\"Count\"", with: "\"Total\"")
+        app.scratch.write("door.json", config)
+        let reply = try app.daemon.connect().request("reload")
+        #expect(reply.ok == true && reply["needRestart"]?.arrayValue?.contains("expose") == true, "\(reply)")
+        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
+            == "u 3\n")
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+}
