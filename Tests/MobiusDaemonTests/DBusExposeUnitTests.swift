@@ -211,8 +211,8 @@ struct DBusExposeUnitTests {
             let id = ForeignConnectionID.make(number)
             #expect(ForeignConnectionID.number(of: id) == number)
         }
-        var table = SlotTable<Int>()
-        let key = table.insert { _ in 1 }
+        var table = SlotTable<UInt64>()
+        let key = table.insert { $0 }
         #expect(ForeignConnectionID.number(of: key) == nil)
         #expect(table[ForeignConnectionID.make(0)] == nil)
     }

@@ -74,12 +74,12 @@ extension DaemonConfig {
         } catch {
             throw ConfigError(key: section.keyPath("path"), "is not a JSON Pointer: \(error)")
         }
-        let typeForm = "must be one D-Bus basic type: y n q i u x t d b s o g (s also takes any value, as its JSON text)"
-        guard let signature = try section.string("type", expected: typeForm) else {
-            throw ConfigError(key: section.keyPath("type"), "is required: \(typeForm.dropFirst(5))")
+        let types = "one D-Bus basic type: y n q i u x t d b s o g (s also takes any value, as its JSON text)"
+        guard let signature = try section.string("type", expected: "must be \(types)") else {
+            throw ConfigError(key: section.keyPath("type"), "is required: \(types)")
         }
         guard let type = try? DBusSignature.parseSingle(signature), type.isBasic, type != .unixFD else {
-            let why = signature == "h" ? "unix file descriptors cannot be exposed" : typeForm
+            let why = signature == "h" ? "unix file descriptors cannot be exposed" : "must be \(types)"
             throw ConfigError(key: section.keyPath("type"), "\"\(signature.prefix(40))\": \(why)")
         }
         try section.rejectUnknownKeys()
