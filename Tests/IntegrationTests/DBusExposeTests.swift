@@ -163,9 +163,11 @@ struct DBusExposeTests {
         #expect(try app.daemon.terminate() == .exited(0))
     }
 
-    @Test("READY=1 comes once the name is served")
+    @Test("READY=1 waits until the name is served: a stopped bus holds it back")
     func readiness() throws {
         let bus = try PrivateBus()
+        // Stopped, the bus accepts the connection and never answers: the exposure's first attempt waits.
+        #expect(try DaemonToolRun.run("kill", ["-STOP", "\(bus.pid)"]).exit == .exited(0))
         let scratch = DaemonScratch()
         let listener = try NotifyListener(scratch: scratch)
         let config = scratch.write(
@@ -173,6 +175,10 @@ struct DBusExposeTests {
             #"{"update":{"builtin":"store"},"expose":{"bus":"\#(bus.address)","name":"\#(ExposedApp.name)","#
                 + #""path":"\#(ExposedApp.path)"}}"#)
         let daemon = try SystemdNotifyTests.start(listener, scratch: scratch, arguments: ["--ephemeral", "--config", config])
+        #expect(throws: DaemonTestError.self, "no READY=1 while the bus does not answer") {
+            try listener.next("READY", "1", timeout: .seconds(1))
+        }
+        #expect(try DaemonToolRun.run("kill", ["-CONT", "\(bus.pid)"]).exit == .exited(0))
         try listener.next("READY", "1")
         let seq = try DaemonToolRun.run(
             "busctl", ["--address=\(bus.address)", "get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq"])

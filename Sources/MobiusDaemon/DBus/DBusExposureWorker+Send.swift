@@ -29,8 +29,9 @@ extension DBusExposureWorker {
                 input = RequestInterpreter.parsedEvent(trimmed, ticket: ticket, eventsAsText: eventsAsText)
             }
         }
+        // Never full: calls in flight stay under its capacity. (Only this thread closes it, when it ends.)
         guard inbox.post(input) else {
-            failCall(call, Self.error(.shuttingDown, "the daemon is shutting down"))
+            failCall(call, Self.error(.overloaded, "\(calls.count) calls already wait for the loop"))
             return
         }
         calls[number] = WaitingCall(call: call, bytes: bytes)
