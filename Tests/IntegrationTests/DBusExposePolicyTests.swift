@@ -100,9 +100,13 @@ struct DBusExposePolicyTests {
         let client = try daemon.connect()
         try eventually("served") { try client.request("status")["expose"]?["state"] == "connected" }
 
-        let send = ["call", name, "/door", "org.mobiusd.App1", "Send", "s", #"{"type":"set","path":"/locked","value":false}"#]
+        let send = [
+            "call", name, "/door", "org.mobiusd.App1", "Send", "s", #"{"type":"set","path":"/locked","value":false}"#,
+        ]
         func sendAs(_ uid: UInt32?) throws -> DaemonToolRun {
-            guard let uid else { return try Self.busctl(bus, send[0], send[1], send[2], send[3], send[4], send[5], send[6]) }
+            guard let uid else {
+                return try Self.busctl(bus, send[0], send[1], send[2], send[3], send[4], send[5], send[6])
+            }
             return try Self.busctl(bus, as: uid, send[0], send[1], send[2], send[3], send[4], send[5], send[6])
         }
         #expect(try sendAs(nil).stdout == "t 1\n", "root may Send")
@@ -131,7 +135,8 @@ struct DBusExposePolicyTests {
     func refusedName() throws {
         let scratch = DaemonScratch()
         let text = try String(contentsOfFile: Self.policy, encoding: .utf8)
-        let copy = scratch.write("policy.conf", text.replacingOccurrences(of: #"user="mobiusd""#, with: #"user="root""#))
+        let copy = scratch.write(
+            "policy.conf", text.replacingOccurrences(of: #"user="mobiusd""#, with: #"user="root""#))
         let bus = try SystemLikeBus(including: copy)
         let daemon = try Self.exposed(on: bus, name: "org.example.Outside", scratch: scratch)
         let client = try daemon.connect()

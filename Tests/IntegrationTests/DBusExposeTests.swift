@@ -14,11 +14,14 @@ struct DBusExposeTests {
         try app.waitUntilServed()
         let introspect = try app.busctl("introspect", ExposedApp.name, ExposedApp.path)
         #expect(introspect.exit == .exited(0), "\(introspect.stderr)")
-        let rows = introspect.stdoutLines.map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        let rows = introspect.stdoutLines.map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }
         for row in [
             ".Send method s t -", ".Get method s s -", ".Locked property b true emits-change",
             ".Count property u 3 emits-change", #".Name property s "front" emits-change"#,
-            ".Seq property t 0 emits-change", #".Model property s "{\"locked\":true,\"count\":3,\"name\":\"front\"}" emits-invalidation"#,
+            ".Seq property t 0 emits-change",
+            #".Model property s "{\"locked\":true,\"count\":3,\"name\":\"front\"}" emits-invalidation"#,
             ".PropertiesChanged signal sa{sv}as - -",
         ] {
             #expect(rows.contains(row), "no \(row) in:\n\(introspect.stdout)")
@@ -26,8 +29,9 @@ struct DBusExposeTests {
         #expect(rows.contains { $0.hasPrefix(".Epoch property s \"") && $0.hasSuffix(" const") })
         let tree = try app.busctl("tree", ExposedApp.name)
         #expect(tree.stdout.contains("/org/mobiusd/app/Door"), "\(tree.stdout)\(tree.stderr)")
-        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Locked").stdout
-            == "b true\n")
+        #expect(
+            try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Locked").stdout
+                == "b true\n")
         let ping = try app.busctl("call", ExposedApp.name, ExposedApp.path, "org.freedesktop.DBus.Peer", "Ping")
         #expect(ping.exit == .exited(0), "\(ping.stderr)")
         #expect(try app.daemon.terminate() == .exited(0))
@@ -54,8 +58,9 @@ struct DBusExposeTests {
             "\(signals)")
         try app.restartAfterKill()
         try app.waitUntilServed()
-        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Locked", "Seq")
-            .stdout == "b false\nt 1\n")
+        #expect(
+            try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Locked", "Seq")
+                .stdout == "b false\nt 1\n")
         #expect(try app.daemon.terminate() == .exited(0))
     }
 
@@ -82,7 +87,9 @@ struct DBusExposeTests {
         #expect(
             error(try app.gdbusCall("org.freedesktop.DBus.Properties.Get", "org.mobiusd.App1", "Nope"))
                 == "org.freedesktop.DBus.Error.UnknownProperty")
-        #expect(error(try app.gdbusCall("org.mobiusd.App1.Get", "", path: "/elsewhere")) == "org.freedesktop.DBus.Error.UnknownObject")
+        #expect(
+            error(try app.gdbusCall("org.mobiusd.App1.Get", "", path: "/elsewhere"))
+                == "org.freedesktop.DBus.Error.UnknownObject")
         let wrongType = try app.busctl("call", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Send", "u", "5")
         #expect(wrongType.exit != .exited(0) && wrongType.stderr.contains("Send takes (s)"), "\(wrongType.stderr)")
         let status = try app.daemon.connect().request("status")
@@ -100,7 +107,8 @@ struct DBusExposeTests {
             error(try app.gdbusCall("org.freedesktop.DBus.Properties.Get", "org.mobiusd.App1", "Model"))
                 == "org.freedesktop.DBus.Error.LimitsExceeded")
         let all = try app.gdbusCall("org.freedesktop.DBus.Properties.GetAll", "org.mobiusd.App1")
-        #expect(all.exit == .exited(0) && !all.stdout.contains("'Model'") && all.stdout.contains("'Seq': <uint64 31>"),
+        #expect(
+            all.exit == .exited(0) && !all.stdout.contains("'Model'") && all.stdout.contains("'Seq': <uint64 31>"),
             "GetAll leaves the model out: \(all.stdout)\(all.stderr)")
         #expect(try app.gdbusCall("org.mobiusd.App1.Get", "/name").stdout == "('\"front\"',)\n")
         #expect(try app.daemon.terminate() == .exited(0))
@@ -122,8 +130,9 @@ struct DBusExposeTests {
         #expect(log.contains("property Name (/name): the model has no value there"), "\(log)")
         #expect(try app.status()["badValues"] == 3)
         #expect(try app.send(#"{"type":"set","path":"/count","value":7}"#).stdout == "t 4\n")
-        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
-            == "u 7\n")
+        #expect(
+            try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
+                == "u 7\n")
         #expect(app.daemon.isRunning)
         #expect(try app.daemon.terminate() == .exited(0))
     }
@@ -141,8 +150,9 @@ struct DBusExposeTests {
             let status = try app.status()
             return status["state"] == "connected" && status["reconnects"] == 1
         }
-        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
-            == "u 4\n")
+        #expect(
+            try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
+                == "u 4\n")
         #expect(try app.send(#"{"type":"set","path":"/count","value":5}"#).stdout == "t 2\n")
         #expect(app.daemon.standardError.contains("connection lost"))
         #expect(try app.daemon.terminate() == .exited(0))
@@ -151,15 +161,18 @@ struct DBusExposeTests {
     @Test("a name another connection owns: the daemon waits in its queue and serves once it is released")
     func queued() throws {
         let bus = try PrivateBus()
-        let (owner, _) = try bus.startScript(PrivateBus.peerScript, ["own", bus.address, ExposedApp.name], name: "owner")
+        let (owner, _) = try bus.startScript(
+            PrivateBus.peerScript, ["own", bus.address, ExposedApp.name], name: "owner")
         let app = try ExposedApp(bus: bus)
         try eventually("queued") { try app.status()["state"] == "queued" }
-        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq").exit
-            != .exited(0), "the owner is the other connection")
+        #expect(
+            try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq").exit
+                != .exited(0), "the owner is the other connection")
         bus.stopPeer(owner)
         try app.waitUntilServed()
-        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq").stdout
-            == "t 0\n")
+        #expect(
+            try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq").stdout
+                == "t 0\n")
         #expect(try app.daemon.terminate() == .exited(0))
     }
 
@@ -174,14 +187,16 @@ struct DBusExposeTests {
             "door.json",
             #"{"update":{"builtin":"store"},"expose":{"bus":"\#(bus.address)","name":"\#(ExposedApp.name)","#
                 + #""path":"\#(ExposedApp.path)"}}"#)
-        let daemon = try SystemdNotifyTests.start(listener, scratch: scratch, arguments: ["--ephemeral", "--config", config])
+        let daemon = try SystemdNotifyTests.start(
+            listener, scratch: scratch, arguments: ["--ephemeral", "--config", config])
         #expect(throws: DaemonTestError.self, "no READY=1 while the bus does not answer") {
             try listener.next("READY", "1", timeout: .seconds(1))
         }
         #expect(try DaemonToolRun.run("kill", ["-CONT", "\(bus.pid)"]).exit == .exited(0))
         try listener.next("READY", "1")
         let seq = try DaemonToolRun.run(
-            "busctl", ["--address=\(bus.address)", "get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq"])
+            "busctl",
+            ["--address=\(bus.address)", "get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Seq"])
         #expect(seq.stdout == "t 0\n", "\(seq.stdout)\(seq.stderr)")
         #expect(try daemon.terminate() == .exited(0))
     }
@@ -194,7 +209,9 @@ struct DBusExposeTests {
         let fx = PluginFixtures.behave(options: [:], ["maxQueued": 2, "concurrency": 1, "timeout": 4])
         var config = try JSONValue(parsing: Array(PluginFixtures.config(plugins: ["fx": fx]).utf8))
         guard case .object(var members) = config else { throw DaemonTestError("the fixture config is not an object") }
-        members["expose"] = ["bus": .string(bus.address), "name": .string(ExposedApp.name), "path": .string(ExposedApp.path)]
+        members["expose"] = [
+            "bus": .string(bus.address), "name": .string(ExposedApp.name), "path": .string(ExposedApp.path),
+        ]
         config = .object(members)
         let daemon = try DaemonProcess.start(config: String(decoding: config.encoded(), as: UTF8.self))
         let client = try daemon.connect()
@@ -204,7 +221,8 @@ struct DBusExposeTests {
         for seq in 1...3 { #expect(try client.readReply(timeout: .seconds(10)).seq == Int64(seq)) }
         let calls = 5000
         let (sender, output) = try bus.startScript(
-            PrivateBus.peerScript, ["send-many", bus.address, ExposedApp.name, ExposedApp.path, "\(calls)", #"{"type":"add"}"#],
+            PrivateBus.peerScript,
+            ["send-many", bus.address, ExposedApp.name, ExposedApp.path, "\(calls)", #"{"type":"add"}"#],
             name: "sender")
         try eventually("the calls reach the bound") { try client.request("status")["expose"]?["inFlight"] == 1024 }
         for _ in 0..<5 {
@@ -218,7 +236,8 @@ struct DBusExposeTests {
             bus.scratch.read("sender.out").contains("acks")
         }
         let summary = try JSONValue(
-            parsing: Array(bus.scratch.read("sender.out").split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8))
+            parsing: Array(bus.scratch.read("sender.out").split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)
+        )
         let acks = summary["acks"]?.arrayValue?.compactMap(\.int64Value) ?? []
         #expect(summary["errors"] == [:], "\(summary["errors"] ?? .null)")
         #expect(acks.count == calls && Set(acks) == Set(4...Int64(calls + 3)), "\(acks.count) acks")
@@ -237,8 +256,9 @@ struct DBusExposeTests {
         app.scratch.write("door.json", config)
         let reply = try app.daemon.connect().request("reload")
         #expect(reply.ok == true && reply["needRestart"]?.arrayValue?.contains("expose") == true, "\(reply)")
-        #expect(try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
-            == "u 3\n")
+        #expect(
+            try app.busctl("get-property", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Count").stdout
+                == "u 3\n")
         #expect(try app.daemon.terminate() == .exited(0))
     }
 }

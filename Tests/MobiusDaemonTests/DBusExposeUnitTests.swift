@@ -31,7 +31,8 @@ struct DBusExposeUnitTests {
             try parse(
                 #"{\#(Self.base),"properties":{"Locked":{"path":"/locked","type":"b"},"Tries":{"path":"/tries","type":"u"},"#
                     + #""State":{"path":"","type":"s"}}}"#))
-        #expect(expose.bus == "system" && expose.name == "org.example.DoorLock" && expose.path == "/org/example/DoorLock")
+        #expect(
+            expose.bus == "system" && expose.name == "org.example.DoorLock" && expose.path == "/org/example/DoorLock")
         #expect(expose.properties.map(\.name) == ["Locked", "Tries", "State"])
         #expect(expose.properties.map(\.type) == [.boolean, .uint32, .string])
         #expect(expose.properties[0].pointer == (try JSONPointer("/locked")))

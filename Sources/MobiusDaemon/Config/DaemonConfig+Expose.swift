@@ -32,7 +32,8 @@ extension DaemonConfig {
         }
         let bus = try required(
             "bus", DBusNames.isBus,
-            "\"system\", \"session\" or a unix: or tcp: D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\"")
+            "\"system\", \"session\" or a unix: or tcp: D-Bus address such as \"unix:path=/run/dbus/system_bus_socket\""
+        )
         let name = try required(
             "name", { DBusNames.isBusName($0) && !$0.hasPrefix(":") && $0 != "org.freedesktop.DBus" },
             "a well-known bus name to own (org.example.DoorLock; not a unique :1.N name, not org.freedesktop.DBus)")
@@ -53,7 +54,9 @@ extension DaemonConfig {
         return Expose(bus: bus, name: name, path: path, properties: properties)
     }
 
-    private static func exposedProperty(_ name: String, _ section: inout ConfigReader) throws(ConfigError)
+    private static func exposedProperty(
+        _ name: String, _ section: inout ConfigReader
+    ) throws(ConfigError)
         -> ExposedProperty
     {
         guard DBusNames.isMember(name) else {

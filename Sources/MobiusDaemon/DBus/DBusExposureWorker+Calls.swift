@@ -56,7 +56,7 @@ extension DBusExposureWorker {
             {
                 reply(call, [.string(DBusIntrospection.ancestor(child: child))])
             } else {
-                fail(call, DBusFailure(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no object at \(path)"))
+                fail(call, .standard("UnknownObject", "no object at \(path)"))
             }
             return
         }
@@ -78,27 +78,21 @@ extension DBusExposureWorker {
         case "GetAll" where on(Self.propertiesInterface):
             if takes("s") { getAllProperties(call) }
         case "Set" where on(Self.propertiesInterface):
-            fail(
-                call,
-                DBusFailure(
-                    name: "org.freedesktop.DBus.Error.PropertyReadOnly",
-                    message: "the properties of \(Self.interface) are read-only; change the model with Send"))
+            let why = "the properties of \(Self.interface) are read-only; change the model with Send"
+            fail(call, .standard("PropertyReadOnly", why))
         case "Get" where on(Self.interface):
             if takes("s") { getValue(call) }
         case "Send" where on(Self.interface):
             if takes("s") { accept(call) }
         default:
-            if let interface, ![Self.interface, Self.propertiesInterface, Self.introspectableInterface].contains(interface) {
-                fail(
-                    call,
-                    DBusFailure(
-                        name: "org.freedesktop.DBus.Error.UnknownInterface", message: "no interface \(interface) at \(path)"))
+            if let interface,
+                ![Self.interface, Self.propertiesInterface, Self.introspectableInterface].contains(interface)
+            {
+                fail(call, .standard("UnknownInterface", "no interface \(interface) at \(path)"))
             } else {
                 fail(
                     call,
-                    DBusFailure(
-                        name: "org.freedesktop.DBus.Error.UnknownMethod",
-                        message: "no method \(interface.map { "\($0)." } ?? "")\(member) at \(path)"))
+                    .standard("UnknownMethod", "no method \(interface.map { "\($0)." } ?? "")\(member) at \(path)"))
             }
         }
     }
@@ -142,7 +136,8 @@ extension DBusExposureWorker {
         guard let arguments = strings(call), arguments.count == 1 else { return }
         let interface = arguments[0]
         guard interface.isEmpty || interface == Self.interface else {
-            if [Self.propertiesInterface, Self.introspectableInterface, "org.freedesktop.DBus.Peer"].contains(interface) {
+            if [Self.propertiesInterface, Self.introspectableInterface, "org.freedesktop.DBus.Peer"].contains(interface)
+            {
                 reply(call, [.dictionary(key: .string, value: .variant, [])])
             } else {
                 fail(call, unknownInterface(interface))
@@ -159,9 +154,7 @@ extension DBusExposureWorker {
     }
 
     private func unknownInterface(_ interface: String) -> DBusFailure {
-        DBusFailure(
-            name: "org.freedesktop.DBus.Error.UnknownInterface",
-            message: "no interface \"\(interface.prefix(255))\" with properties at \(config.path)")
+        .standard("UnknownInterface", "no interface \"\(interface.prefix(255))\" with properties at \(config.path)")
     }
 
     /// A property's type and value.
@@ -176,9 +169,7 @@ extension DBusExposureWorker {
         default:
             guard let index = config.properties.firstIndex(where: { $0.name == name }) else {
                 return .failure(
-                    DBusFailure(
-                        name: "org.freedesktop.DBus.Error.UnknownProperty",
-                        message: "no property \"\(name.prefix(255))\" on \(Self.interface)"))
+                    .standard("UnknownProperty", "no property \"\(name.prefix(255))\" on \(Self.interface)"))
             }
             return .success((config.properties[index].type, values.values[index]))
         }
@@ -219,9 +210,9 @@ extension DBusExposureWorker {
         }
         guard text.count <= maxReplyBytes else {
             return .failure(
-                DBusFailure(
-                    name: "org.freedesktop.DBus.Error.LimitsExceeded",
-                    message: "the JSON text is \(text.count) bytes, over the \(maxReplyBytes) bytes a reply carries "
+                .standard(
+                    "LimitsExceeded",
+                    "the JSON text is \(text.count) bytes, over the \(maxReplyBytes) bytes a reply carries "
                         + "(socket.maxOutputBytes, at most 32 MiB less 64 KiB); read a part of it with Get(pointer)"))
         }
         return .success(String(decoding: text, as: UTF8.self))

@@ -70,11 +70,13 @@ struct ExposedValues {
         if let text, text.utf8.count > maxTextBytes {
             return .failure(
                 DBusArgumentError(
-                    argument: place, problem: "\(text.utf8.count) bytes of text, over the \(maxTextBytes) a property takes"))
+                    argument: place,
+                    problem: "\(text.utf8.count) bytes of text, over the \(maxTextBytes) a property takes"))
         }
         if property.type == .string, let text {
             guard !text.utf8.contains(0) else {
-                return .failure(DBusArgumentError(argument: place, problem: "a D-Bus string cannot contain a NUL character"))
+                return .failure(
+                    DBusArgumentError(argument: place, problem: "a D-Bus string cannot contain a NUL character"))
             }
             return .success(.string(text))
         }
