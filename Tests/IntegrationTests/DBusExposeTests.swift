@@ -248,6 +248,33 @@ struct DBusExposeTests {
         #expect(try daemon.terminate() == .exited(0))
     }
 
+    @Test("a bus that stops reading gets no pile of signals: at most 16 MiB wait, then one with the newest values")
+    func stoppedBus() throws {
+        let bus = try PrivateBus()
+        let app = try ExposedApp(bus: bus, properties: #"{"Blob":{"path":"/blob","type":"s"}}"#)
+        try app.waitUntilServed()
+        #expect(try DaemonToolRun.run("kill", ["-STOP", "\(bus.pid)"]).exit == .exited(0))
+        let client = try app.daemon.connect()
+        let events = 400
+        for index in 0..<events {
+            let blob = String(repeating: Character(UnicodeScalar(UInt8(97 + index % 26))), count: 60_000)
+            let event = #"{"type":"set","path":"/blob","value":"\#(blob)"}"#
+            #expect(try client.request(event).isAck)
+        }
+        let held = try client.request("status")["expose"]?["signals"]?.int64Value ?? -1
+        // 16 MiB of 60 KB signals is 279; the socket buffers take a few more.
+        #expect(held > 0 && held < 320, "signals while the bus does not read: \(held)")
+        #expect(try app.daemon.residentBytes() < 200 << 20)
+        #expect(try DaemonToolRun.run("kill", ["-CONT", "\(bus.pid)"]).exit == .exited(0))
+        try eventually("one more signal, with the newest value") {
+            try client.request("status")["expose"]?["signals"]?.int64Value ?? 0 > held
+        }
+        let last = Character(UnicodeScalar(UInt8(97 + (events - 1) % 26)))
+        let blob = try app.gdbusCall("org.mobiusd.App1.Get", "/blob")
+        #expect(blob.stdout.hasPrefix("('\"\(last)\(last)"), "\(blob.stdout.prefix(40))")
+        #expect(try app.daemon.terminate() == .exited(0))
+    }
+
     @Test("reload: a changed expose needs a restart; the running one keeps serving")
     func reload() throws {
         let app = try ExposedApp(bus: try PrivateBus())

@@ -35,9 +35,10 @@ final class DBusExposureWorker: @unchecked Sendable {
     var connection: DBusConnection?
     /// The newest committed state taken from the mailbox; `nil` until the loop has started.
     var committed: DBusExposureMailbox.Committed?
-    /// The seq the last `PropertiesChanged` announced.
-    var announcedSeq: UInt64 = 0
     var values: ExposedValues
+    /// What the last `PropertiesChanged` announced (or the first state, which needs none).
+    var announced = Announced(seq: 0, values: [])
+    var modelChangedSinceAnnounced = false
     /// The model's JSON text, made when first asked for after each change.
     var modelText: [UInt8]?
     var ownsName = false
@@ -58,6 +59,12 @@ final class DBusExposureWorker: @unchecked Sendable {
     static let messageMargin = 64 << 10
     /// The JSON parser recurses once per nesting level (at most 512), as on the parse thread.
     static let stackSize = 4 << 20
+
+    /// The seq and the property values a `PropertiesChanged` announced.
+    struct Announced {
+        let seq: UInt64
+        let values: [DBusArgument]
+    }
 
     /// A `Send` call handed to the loop.
     struct WaitingCall {
@@ -208,6 +215,7 @@ final class DBusExposureWorker: @unchecked Sendable {
         defer { waitSet.remove(socket) }
         while true {
             guard absorbMailbox() else { return false }
+            announceChanges()
             while hasRoom(connection) && connection.dispatchOne() {}
             guard connection.isConnected else { return true }
             // At a bound nothing more is read; the mailbox's replies make room again.
@@ -242,8 +250,8 @@ final class DBusExposureWorker: @unchecked Sendable {
         }
     }
 
-    /// Takes what the reactor handed over: the newest state first (announced when it changed something), then the
-    /// replies, so that a caller answered can read the state its event led to. `false` when the daemon stops.
+    /// Takes what the reactor handed over: the newest state first, then the replies, so that a caller answered can
+    /// read the state its event led to. `false` when the daemon stops.
     func absorbMailbox() -> Bool {
         let taken = mailbox.take()
         if let state = taken.committed { apply(state) }
