@@ -135,22 +135,17 @@ final class DBusExposureWorker: @unchecked Sendable {
             }
             if committed == nil { try? waitSet.wait(timeoutMilliseconds: -1) { _, _ in mailbox.wake.drain() } }
         }
-        var delay = DBusBusWorker.initialBackoff
-        var attempts = 0
-        var settled = false
+        var rhythm = DBusReconnection(whenFirstSettled: firstAttemptSettled)
         while true {
-            attempts += 1
+            let retry = rhythm.attempt()
             setState(.connecting)
             do {
                 let connection = try connect()
                 self.connection = connection
-                delay = DBusBusWorker.initialBackoff
-                if attempts > 1 { status.update { $0.reconnects += 1 } }
+                rhythm.connected()
+                if retry { status.update { $0.reconnects += 1 } }
                 noteOwnership(connection)
-                if !settled {
-                    settled = true
-                    firstAttemptSettled()
-                }
+                rhythm.settle()
                 let stopped = !serve(connection, waitSet: waitSet)
                 self.connection = nil
                 ownsName = false
@@ -161,17 +156,15 @@ final class DBusExposureWorker: @unchecked Sendable {
                 connection.close()
                 forgetCalls()
                 setState(.backoff, error: "the bus closed the connection")
-                log.warning("D-Bus expose \(config.bus): connection lost; reconnecting in \(delay) s")
+                log.warning("D-Bus expose \(config.bus): connection lost; reconnecting in \(rhythm.delay) s")
             } catch {
                 setState(.backoff, error: error.description)
-                log.limited("dbus expose", .warning, "D-Bus expose \(config.bus): \(error); retrying in \(delay) s")
+                log.limited(
+                    "dbus expose", .warning, "D-Bus expose \(config.bus): \(error); retrying in \(rhythm.delay) s")
             }
-            if !settled {
-                settled = true
-                firstAttemptSettled()
-            }
-            guard pause(seconds: delay, waitSet: waitSet) else { return }
-            delay = min(delay * 2, DBusBusWorker.maxBackoff)
+            rhythm.settle()
+            guard pause(seconds: rhythm.delay, waitSet: waitSet) else { return }
+            rhythm.waited()
         }
     }
 
