@@ -198,8 +198,13 @@ def one_run(mobiusd, scratch, calls, signals, interval):
         result["send_cpu_us"] = (cpu_seconds(daemon.pid) - before) / calls * 1e6
         bus.close()
 
+        before = cpu_seconds(daemon.pid)
         result["socket_pipelined_rps"] = socket_pipelined(sock, calls)
+        result["socket_pipelined_cpu_us"] = (cpu_seconds(daemon.pid) - before) / calls * 1e6
+        before, bus_before = cpu_seconds(daemon.pid), cpu_seconds(bus_pid)
         result["send_pipelined_rps"] = dbus_pipelined(address, calls)
+        result["send_pipelined_cpu_us"] = (cpu_seconds(daemon.pid) - before) / calls * 1e6
+        result["send_pipelined_bus_cpu_us"] = (cpu_seconds(bus_pid) - bus_before) / calls * 1e6
 
         dbus_listener, dbus_out = start_listener("dbus", address, sock, scratch)
         socket_listener, socket_out = start_listener("socket", address, sock, scratch)
@@ -230,7 +235,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("mobiusd")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--calls", type=int, default=5000)
+    parser.add_argument("--calls", type=int, default=10000)
     parser.add_argument("--signals", type=int, default=1000)
     parser.add_argument("--interval", type=float, default=0.002)
     args = parser.parse_args()
@@ -247,14 +252,14 @@ def main():
 
     print("medians of %d runs (%d calls, %d paced events %.1f ms apart):" % (
         args.runs, args.calls, args.signals, args.interval * 1000))
-    print("| path | one at a time: /s | p50 | p99 | daemon CPU per event | pipelined: /s |")
-    print("|---|---:|---:|---:|---:|---:|")
-    print("| socket event | %.0f | %.0f µs | %.0f µs | %.1f µs | %.0f |" % (
+    print("| path | one at a time: /s | p50 | p99 | mobiusd CPU per event | pipelined: /s | mobiusd CPU per event |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| socket event | %.0f | %.0f µs | %.0f µs | %.1f µs | %.0f | %.1f µs |" % (
         median("socket_rps"), median("socket_p50_us"), median("socket_p99_us"), median("socket_cpu_us"),
-        median("socket_pipelined_rps")))
-    print("| D-Bus Send | %.0f | %.0f µs | %.0f µs | %.1f µs | %.0f |" % (
+        median("socket_pipelined_rps"), median("socket_pipelined_cpu_us")))
+    print("| D-Bus Send | %.0f | %.0f µs | %.0f µs | %.1f µs | %.0f | %.1f µs (dbus-daemon %.1f µs) |" % (
         median("send_rps"), median("send_p50_us"), median("send_p99_us"), median("send_cpu_us"),
-        median("send_pipelined_rps")))
+        median("send_pipelined_rps"), median("send_pipelined_cpu_us"), median("send_pipelined_bus_cpu_us")))
     print("| event on the socket → | p50 | p99 | seen |")
     print("|---|---:|---:|---:|")
     print("| PropertiesChanged at a D-Bus client | %.0f µs | %.0f µs | %d of %d |" % (
