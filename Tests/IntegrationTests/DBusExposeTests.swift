@@ -8,6 +8,19 @@ import Testing
 /// Send`, `gdbus call`, `gdbus monitor`.
 @Suite("D-Bus expose", .serialized, .timeLimit(.scaled(minutes: 3)))
 struct DBusExposeTests {
+    @Test("--check refuses a malformed expose, naming the key")
+    func check() throws {
+        let scratch = DaemonScratch()
+        let config = scratch.write(
+            "bad.json",
+            #"{"update":{"builtin":"store"},"expose":{"bus":"session","name":"org.a.B","path":"/b","#
+                + #""properties":{"Locked":{"path":"/locked","type":"ab"}}}}"#)
+        let run = try DaemonToolRun.mobiusd(["--check", "--config", config])
+        #expect(run.exit == .exited(1), "\(run.stdout)\(run.stderr)")
+        #expect(
+            run.stderr.contains(#"expose.properties.Locked.type: "ab": must be one D-Bus basic type"#), "\(run.stderr)")
+    }
+
     @Test("busctl introspect shows org.mobiusd.App1 with the model's typed values; tree, get-property and Ping work")
     func introspect() throws {
         let app = try ExposedApp(bus: try PrivateBus())
@@ -56,6 +69,10 @@ struct DBusExposeTests {
             signals.first?.hasSuffix(
                 "PropertiesChanged ('org.mobiusd.App1', {'Seq': <uint64 1>, 'Locked': <false>}, ['Model'])") == true,
             "\(signals)")
+        // Parsed on the bus thread with the socket's nesting limit.
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let tooDeep = try app.busctl("call", ExposedApp.name, ExposedApp.path, "org.mobiusd.App1", "Send", "s", deep)
+        #expect(tooDeep.stderr.contains("invalid JSON") && tooDeep.stderr.contains("512"), "\(tooDeep.stderr)")
         try app.restartAfterKill()
         try app.waitUntilServed()
         #expect(
