@@ -48,6 +48,7 @@ struct DBusExposeTests {
         let ping = try app.busctl("call", ExposedApp.name, ExposedApp.path, "org.freedesktop.DBus.Peer", "Ping")
         #expect(ping.exit == .exited(0), "\(ping.stderr)")
         #expect(try app.daemon.terminate() == .exited(0))
+        #expect(!(try app.busctl("list", "--no-legend").stdout.contains(ExposedApp.name)), "the name left with it")
     }
 
     @Test("Send is acked with its seq after the commit; a restart keeps it; gdbus monitor sees one PropertiesChanged")
