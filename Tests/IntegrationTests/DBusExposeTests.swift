@@ -219,12 +219,11 @@ struct DBusExposeTests {
         #expect(try daemon.terminate() == .exited(0))
     }
 
-    @Test("a flood of Send calls pushes back: at most 1024 wait for the loop, the rest in the bus; all are answered")
-    func flood() throws {
-        let bus = try PrivateBus()
-        // The update plugin's fx effects hang until their timeout: the plugin's full queue holds the edges, the
-        // control socket's and the exposure's, so the calls pile up.
-        let fx = PluginFixtures.behave(options: [:], ["maxQueued": 2, "concurrency": 1, "timeout": 4])
+    /// An exposed app whose update plugin's fx effects hang until `effectTimeout`: three of them fill fx's queue,
+    /// which holds the edges (the control socket's and the exposure's), so `Send` calls pile up until they time out.
+    static func heldEdges(_ bus: PrivateBus, effectTimeout: Int) throws -> (DaemonProcess, DaemonLineClient) {
+        let fx = PluginFixtures.behave(
+            options: [:], ["maxQueued": 2, "concurrency": 1, "timeout": .number(JSONNumber(effectTimeout))])
         var config = try JSONValue(parsing: Array(PluginFixtures.config(plugins: ["fx": fx]).utf8))
         guard case .object(var members) = config else { throw DaemonTestError("the fixture config is not an object") }
         members["expose"] = [
@@ -237,8 +236,42 @@ struct DBusExposeTests {
         let hang = PluginFixtures.emit(["type": "job", "do": "hang"])
         try client.send(lines: [hang, hang, hang])
         for seq in 1...3 { #expect(try client.readReply(timeout: .seconds(10)).seq == Int64(seq)) }
+        return (daemon, client)
+    }
+
+    /// The JSON line `send-many` prints once every call is answered.
+    static func sendManySummary(_ bus: PrivateBus) throws -> JSONValue {
+        try eventually("every call is answered", timeout: .seconds(60)) {
+            bus.scratch.read("sender.out").contains("acks")
+        }
+        let last = bus.scratch.read("sender.out").split(separator: "\n").last.map(String.init) ?? ""
+        return try JSONValue(parsing: Array(last.utf8))
+    }
+
+    @Test("SIGTERM: every Send still waiting is answered, applied or ShuttingDown, never left to time out")
+    func shutdown() throws {
+        let bus = try PrivateBus()
+        let (daemon, client) = try Self.heldEdges(bus, effectTimeout: 60)
+        let (sender, _) = try bus.startScript(
+            PrivateBus.peerScript,
+            ["send-many", bus.address, ExposedApp.name, ExposedApp.path, "10", #"{"type":"add"}"#],
+            name: "sender")
+        try eventually("the calls wait") { try client.request("status")["expose"]?["inFlight"] == 10 }
+        #expect(try daemon.terminate(timeout: .seconds(60)) == .exited(0))
+        let summary = try Self.sendManySummary(bus)
+        let acks = summary["acks"]?.arrayValue?.count ?? 0
+        let shuttingDown = summary["errors"]?["org.mobiusd.Error.ShuttingDown"]?.int64Value ?? 0
+        #expect(acks + Int(shuttingDown) == 10, "\(summary)")
+        #expect(summary["errors"]?.objectValue?.keys.allSatisfy { $0 == "org.mobiusd.Error.ShuttingDown" } == true)
+        bus.stopPeer(sender)
+    }
+
+    @Test("a flood of Send calls pushes back: at most 1024 wait for the loop, the rest in the bus; all are answered")
+    func flood() throws {
+        let bus = try PrivateBus()
+        let (daemon, client) = try Self.heldEdges(bus, effectTimeout: 4)
         let calls = 5000
-        let (sender, output) = try bus.startScript(
+        let (sender, _) = try bus.startScript(
             PrivateBus.peerScript,
             ["send-many", bus.address, ExposedApp.name, ExposedApp.path, "\(calls)", #"{"type":"add"}"#],
             name: "sender")
@@ -250,19 +283,13 @@ struct DBusExposeTests {
             #expect(status["events"]?["accepted"] == 3, "nothing passes while the edges are held: \(status)")
             Thread.sleep(forTimeInterval: 0.1)
         }
-        try eventually("every call is answered", timeout: .seconds(60)) {
-            bus.scratch.read("sender.out").contains("acks")
-        }
-        let summary = try JSONValue(
-            parsing: Array(bus.scratch.read("sender.out").split(separator: "\n").last.map(String.init)?.utf8 ?? "".utf8)
-        )
+        let summary = try Self.sendManySummary(bus)
         let acks = summary["acks"]?.arrayValue?.compactMap(\.int64Value) ?? []
         #expect(summary["errors"] == [:], "\(summary["errors"] ?? .null)")
         #expect(acks.count == calls && Set(acks) == Set(4...Int64(calls + 3)), "\(acks.count) acks")
         #expect(acks == acks.sorted(), "answered in the order sent")
         #expect(try client.request("model").model?["total"] == JSONValue.number(JSONNumber(calls)))
         bus.stopPeer(sender)
-        _ = output
         #expect(try daemon.terminate() == .exited(0))
     }
 

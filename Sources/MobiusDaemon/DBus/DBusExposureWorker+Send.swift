@@ -17,7 +17,8 @@ extension DBusExposureWorker {
         let bytes: Int
         switch arguments[0] {
         case .tooLong(let length):
-            bytes = 0
+            // The call is kept until it is answered, text and all: it counts against the bound like any other.
+            bytes = length
             input = .rejected(
                 .lineTooLong, "the event is \(length) bytes, over socket.maxLineBytes (\(maxEventBytes))", ticket)
         case .text(let text):

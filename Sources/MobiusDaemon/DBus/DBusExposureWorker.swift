@@ -146,13 +146,12 @@ final class DBusExposureWorker: @unchecked Sendable {
                 if retry { status.update { $0.reconnects += 1 } }
                 noteOwnership(connection)
                 rhythm.settle()
-                let stopped = !serve(connection, waitSet: waitSet)
-                self.connection = nil
-                ownsName = false
-                if stopped {
+                guard serve(connection, waitSet: waitSet) else {
                     answerLastCalls(connection)
                     return
                 }
+                self.connection = nil
+                ownsName = false
                 connection.close()
                 forgetCalls()
                 setState(.backoff, error: "the bus closed the connection")
@@ -267,6 +266,7 @@ final class DBusExposureWorker: @unchecked Sendable {
             answer(call: number, with: .line(JSONLine.error(.shuttingDown, "the daemon is shutting down", line: nil)))
         }
         connection.flush()
+        self.connection = nil
         connection.close()
     }
 }
