@@ -13,6 +13,7 @@ final class DBusExposure {
     private var model: JSONValue = .null
     /// Released when the first attempt has settled.
     private let readiness: ReadinessHold
+    private var started = false
 
     /// Wires the exposure to `loop`; its thread starts in `start()`.
     /// - Parameters:
@@ -41,6 +42,7 @@ final class DBusExposure {
     func start() {
         do {
             try worker.start()
+            started = true
         } catch {
             log.error("D-Bus expose \(worker.config.bus): cannot start its thread: \(error)")
             readiness.release()
@@ -52,10 +54,18 @@ final class DBusExposure {
         worker.mailbox.beginShutdown()
     }
 
-    /// Tells the bus thread to answer what is left and close; does not wait for it.
+    /// Tells the bus thread to answer what is left and close, and waits for it, at most `stopTimeout` seconds: the
+    /// process ends when the reactor thread returns, and a call the thread had not answered by then would get
+    /// `NoReply` from the bus instead of its answer. A thread stuck on a stopped bus is left behind.
     func stop() {
         worker.mailbox.stop()
+        guard started else { return }
+        if !worker.waitUntilEnded(timeoutNanoseconds: UInt64(Self.stopTimeout * 1e9)) {
+            log.warning("D-Bus expose \(worker.config.bus): its thread did not finish within \(Self.stopTimeout) s")
+        }
     }
+
+    static let stopTimeout = 2.0
 
     /// `status` member `expose`.
     var status: JSONValue { worker.status.json }

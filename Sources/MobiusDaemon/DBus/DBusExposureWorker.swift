@@ -13,8 +13,8 @@ import MobiusSystem
 /// lines wait in the kernel. When the bus goes away it backs off (0.25 s doubling to 30 s), reconnects and asks for
 /// the name again.
 final class DBusExposureWorker: @unchecked Sendable {
-    // @unchecked: everything below `Bus thread only` is touched by the bus thread alone; the mailbox, the inbox and
-    // the status are thread-safe.
+    // @unchecked: everything below `Bus thread only` is touched by the bus thread alone; `hasEnded` only inside
+    // `ended`'s lock; the mailbox, the inbox and the status are thread-safe.
     let config: DaemonConfig.Expose
     let epoch: String
     let mailbox: DBusExposureMailbox
@@ -30,6 +30,9 @@ final class DBusExposureWorker: @unchecked Sendable {
     /// The object's introspection document.
     let introspection: String
     private let firstAttemptSettled: @Sendable () -> Void
+    /// Told when the thread has ended: its last calls answered and its connection flushed and closed.
+    private let ended = ThreadCondition()
+    private var hasEnded = false
 
     // Bus thread only.
     var connection: DBusConnection?
@@ -97,7 +100,23 @@ final class DBusExposureWorker: @unchecked Sendable {
 
     /// Starts the bus thread.
     func start() throws(SystemError) {
-        try SystemThread.spawn(name: "mobiusd-dbus", stackSize: Self.stackSize) { [self] in run() }
+        try SystemThread.spawn(name: "mobiusd-dbus", stackSize: Self.stackSize) { [self] in
+            run()
+            ended.withLock { hasEnded = true }
+            ended.broadcast()
+        }
+    }
+
+    /// Waits until the thread has ended, at most `timeoutNanoseconds`; `false` when it has not.
+    func waitUntilEnded(timeoutNanoseconds: UInt64) -> Bool {
+        let deadline = SystemProcess.monotonicNanoseconds() + timeoutNanoseconds
+        return ended.withLock {
+            while !hasEnded {
+                let now = SystemProcess.monotonicNanoseconds()
+                guard now < deadline, ended.wait(timeoutNanoseconds: deadline - now) || hasEnded else { return false }
+            }
+            return true
+        }
     }
 
     func setState(_ new: DBusExposureState, error: String? = nil) {
