@@ -136,6 +136,7 @@ DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/mobiusd
 PLUGINDIR ?= $(PREFIX)/lib/mobiusd/plugins
@@ -144,7 +145,6 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 # The system bus's policy for exposed apps goes where dbus-daemon reads it: Debian's reads /usr/share/dbus-1/system.d
 # (packages) and /etc/dbus-1/system.d (local), not PREFIX/share under /usr/local.
 DBUSPOLICYDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/share/dbus-1/system.d,/etc/dbus-1/system.d)
-SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # Swift example plugins built as products, installed into PLUGINDIR.
 EXAMPLE_PLUGIN_PRODUCTS ?=
@@ -166,12 +166,16 @@ install:
 
 install-files:
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(MANDIR)/man1" \
-	  "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
+	  "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)" "$(DESTDIR)$(SYSUSERSDIR)"
 	install -m 0755 "$(BUILT)/mobiusd" "$(BUILT)/mobiusctl" "$(DESTDIR)$(BINDIR)/"
 	for u in $(UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/$$u" > "$(DESTDIR)$(UNITDIR)/$$u"; \
 	  chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done
 	for u in $(USER_UNITS); do sed 's#/usr/local/bin/#$(BINDIR)/#' "systemd/user/$$u" > "$(DESTDIR)$(USERUNITDIR)/$$u"; \
 	  chmod 0644 "$(DESTDIR)$(USERUNITDIR)/$$u"; done
+	install -m 0644 systemd/sysusers.d/mobiusd.conf "$(DESTDIR)$(SYSUSERSDIR)/"
+	# The system units' user: created now when installing into this system, by the package's postinst otherwise.
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v systemd-sysusers >/dev/null; then \
+	  systemd-sysusers "$(SYSUSERSDIR)/mobiusd.conf"; fi
 	install -m 0644 man/mobiusctl.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -m 0644 man/mobiusd.8 "$(DESTDIR)$(MANDIR)/man8/"
 	install -m 0644 $(DOCS) "$(DESTDIR)$(DOCDIR)/"
@@ -183,17 +187,17 @@ install-files:
 	install -m 0644 completions/mobiusctl.bash "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl"
 	install -m 0644 completions/mobiusd.bash "$(DESTDIR)$(BASHCOMPDIR)/mobiusd"
 	install -m 0644 completions/_mobiusctl completions/_mobiusd "$(DESTDIR)$(ZSHCOMPDIR)/"
-	install -d "$(DESTDIR)$(DBUSPOLICYDIR)" "$(DESTDIR)$(SYSUSERSDIR)"
+	install -d "$(DESTDIR)$(DBUSPOLICYDIR)"
 	install -m 0644 systemd/org.mobiusd.app.conf "$(DESTDIR)$(DBUSPOLICYDIR)/"
-	install -m 0644 systemd/mobiusd.sysusers "$(DESTDIR)$(SYSUSERSDIR)/mobiusd.conf"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/mobiusd" "$(DESTDIR)$(BINDIR)/mobiusctl"
 	for p in $(BUNDLED_PLUGIN_PRODUCTS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
 	rm -f $(foreach u,$(UNITS),"$(DESTDIR)$(UNITDIR)/$(u)") $(foreach u,$(USER_UNITS),"$(DESTDIR)$(USERUNITDIR)/$(u)")
+	rm -f "$(DESTDIR)$(SYSUSERSDIR)/mobiusd.conf"
 	rm -f "$(DESTDIR)$(MANDIR)/man1/mobiusctl.1" "$(DESTDIR)$(MANDIR)/man8/mobiusd.8"
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
 	rm -f "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl" "$(DESTDIR)$(BASHCOMPDIR)/mobiusd" \
 	  "$(DESTDIR)$(ZSHCOMPDIR)/_mobiusctl" "$(DESTDIR)$(ZSHCOMPDIR)/_mobiusd"
-	rm -f "$(DESTDIR)$(DBUSPOLICYDIR)/org.mobiusd.app.conf" "$(DESTDIR)$(SYSUSERSDIR)/mobiusd.conf"
+	rm -f "$(DESTDIR)$(DBUSPOLICYDIR)/org.mobiusd.app.conf"
 	-rmdir "$(DESTDIR)$(PREFIX)/lib/mobiusd" 2>/dev/null

@@ -3,6 +3,7 @@
 #ifndef MOBIUSD_CLINUX_SHIM_H
 #define MOBIUSD_CLINUX_SHIM_H
 
+#include <errno.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -34,6 +35,16 @@ struct mobiusd_peer_credentials {
 static inline int mobiusd_peer_credentials(int fd, struct mobiusd_peer_credentials *out) {
     socklen_t length = sizeof(*out);
     return getsockopt(fd, SOL_SOCKET, 17 /* SO_PEERCRED */, out, &length);
+}
+
+// SO_PEERGROUPS (Linux 4.13+): the supplementary groups the peer had when it connected, as SO_PEERCRED's uid and gid.
+// Returns how many it had, which is more than `capacity` when they did not fit (nothing was copied: call again with
+// room for that many), or -1 with errno.
+static inline int mobiusd_peer_groups(int fd, uint32_t *groups, int capacity) {
+    socklen_t length = (socklen_t)capacity * (socklen_t)sizeof(uint32_t);
+    int status = getsockopt(fd, SOL_SOCKET, 59 /* SO_PEERGROUPS */, groups, &length);
+    if (status != 0 && errno != ERANGE) return -1;
+    return (int)(length / sizeof(uint32_t));
 }
 
 static const uint32_t MOBIUSD_EPOLLIN = EPOLLIN;

@@ -46,6 +46,8 @@ package struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringC
     package static let nameTooLong = Errno(rawValue: 36)
     /// EPROTO: a protocol error (accept4 on a connection that failed).
     package static let protocolError = Errno(rawValue: 71)
+    /// ENOPROTOOPT: the socket option is unknown (SO_PEERGROUPS before Linux 4.13).
+    package static let noProtocolOption = Errno(rawValue: 92)
     /// EADDRINUSE: the address is in use.
     package static let addressInUse = Errno(rawValue: 98)
     /// ECONNABORTED: a pending connection was aborted before it was accepted.

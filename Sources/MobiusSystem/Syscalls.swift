@@ -302,11 +302,31 @@ extension Syscall {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    /// `getsockopt(SO_PEERCRED)`.
+    /// `getsockopt(SO_PEERCRED)`, then `getsockopt(SO_PEERGROUPS)` for the supplementary groups (none on a kernel
+    /// without it, older than 4.13: group rules then see only the primary group).
     static func peerCredentials(_ fd: Int32) -> Result<PeerCredentials, Errno> {
         var credentials = mobiusd_peer_credentials()
-        return status(.getsockopt, fd: fd) { mobiusd_peer_credentials(fd, &credentials) }.map {
-            PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        let identity = status(.getsockopt, fd: fd) { mobiusd_peer_credentials(fd, &credentials) }
+        if case .failure(let errno) = identity { return .failure(errno) }
+        var groups = [UInt32](repeating: 0, count: 32)
+        while true {
+            let capacity = groups.count
+            let counted = attempt(.getsockopt, fd: fd) { _ in
+                groups.withUnsafeMutableBufferPointer { mobiusd_peer_groups(fd, $0.baseAddress, Int32(capacity)) }
+            }
+            switch counted {
+            case .success(let count) where Int(count) > capacity:
+                groups = [UInt32](repeating: 0, count: Int(count))
+            case .success(let count):
+                groups.removeSubrange(Int(count)...)
+                return .success(
+                    PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: groups))
+            case .failure(.noProtocolOption):
+                return .success(
+                    PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: []))
+            case .failure(let errno):
+                return .failure(errno)
+            }
         }
     }
 

@@ -5,7 +5,13 @@ package enum UnixSocket {
 
     /// Binds and listens on `path`. A stale socket file (nothing accepts on it) is replaced; a path where a live
     /// process accepts connections is refused with EADDRINUSE, which callers report as "already running".
-    package static func listen(path: String, backlog: Int32 = 1024) throws(SystemError) -> FileDescriptor {
+    ///
+    /// `mode` and `group`, when given, are set on the socket file after `bind` and before `listen`: until `listen` a
+    /// connect() is refused, so nobody connects while the file still has the mode the umask gave it.
+    /// - Throws: the failing call's error (`chmod` or `chown` for the permissions; the file is then removed).
+    package static func listen(
+        path: String, backlog: Int32 = 1024, mode: UInt32? = nil, group: UInt32? = nil
+    ) throws(SystemError) -> FileDescriptor {
         guard path.utf8.count <= maximumPathLength else {
             throw SystemError(errno: .nameTooLong, operation: "bind", subject: path)
         }
@@ -22,6 +28,13 @@ package enum UnixSocket {
         let fd = try makeSocket()
         do throws(SystemError) {
             try bind(fd, to: path)
+            do throws(SystemError) {
+                if let mode { try FileSystem.setMode(path, mode) }
+                if let group { try FileSystem.setGroup(path, group) }
+            } catch {
+                try? FileSystem.remove(path)
+                throw error
+            }
             try Syscall.listen(fd.rawValue, backlog: backlog).get("listen", path)
             try fd.setNonBlocking()
         } catch {
@@ -53,9 +66,10 @@ package enum UnixSocket {
         }
     }
 
-    /// The peer's credentials. The corresponding C call is `getsockopt(SO_PEERCRED)`.
+    /// The peer's credentials as they were when it connected: uid, gid and supplementary groups. The corresponding C
+    /// calls are `getsockopt(SO_PEERCRED)` and `getsockopt(SO_PEERGROUPS)`.
     package static func peerCredentials(_ fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
-        try Syscall.peerCredentials(fd.rawValue).get("getsockopt(SO_PEERCRED)", fd.description)
+        try Syscall.peerCredentials(fd.rawValue).get("getsockopt(SO_PEERCRED, SO_PEERGROUPS)", fd.description)
     }
 
     /// Whether `fd` is a listening AF_UNIX stream socket (for descriptors handed over by systemd). The corresponding

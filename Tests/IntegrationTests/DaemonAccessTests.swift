@@ -4,30 +4,15 @@ import Testing
 
 /// docs/protocol.md 1.6: peer credentials decide permissions, and connection limits answer `Overloaded`.
 ///
-/// Another user is played by `setpriv --reuid=65534` (nobody) running socat, the documented client.
+/// Other users are played by socat, the documented client, started through `setpriv` with another uid, gid and
+/// supplementary groups (`OtherUser`).
 @Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct DaemonAccessTests {
     static let increment = #"{"type":"increment"}"#
-    static let nobody: UInt32 = 65534
 
-    /// Runs socat as nobody against `daemon`, feeding `lines`, and returns its output lines.
+    /// The replies to `lines` sent by socat running as nobody.
     static func asNobody(_ daemon: DaemonProcess, _ lines: [String]) throws -> [DaemonReply] {
-        for tool in ["setpriv", "socat"] {
-            guard DaemonSpawn.which(tool) != nil else {
-                throw DaemonTestError("\(tool) is not installed (run `make deps`); the access tests need it")
-            }
-        }
-        let input = Array(lines.map { $0 + "\n" }.joined().utf8)
-        let run = try DaemonToolRun.run(
-            "setpriv",
-            [
-                "--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "socat", "-t", "5", "-",
-                "UNIX-CONNECT:\(daemon.socketPath)",
-            ], stdin: input)
-        guard run.exit == .exited(0) else {
-            throw DaemonTestError("socat as nobody: \(run.exit); stderr: \(run.stderr)")
-        }
-        return try run.stdoutLines.map { try DaemonReply(line: $0) }
+        try OtherUser.nobody.replies(daemon, lines)
     }
 
     /// A config with a world-connectable socket, plus `extra` members.
@@ -81,6 +66,135 @@ struct DaemonAccessTests {
         // The list replaces the default: root is no longer a writer.
         let root = try daemon.connect().request(Self.increment)
         #expect(root.errorCode == "PermissionDenied", "\(root)")
+    }
+
+    // MARK: - By user and by group
+
+    /// One client of `identityCases`: who it is, and whether it may read and write under `byUserAndGroup`.
+    struct IdentityCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let uid: UInt32
+        let gid: UInt32
+        let groups: [UInt32]
+        let mayRead: Bool
+        let mayWrite: Bool
+        var testDescription: String { name }
+        var user: OtherUser { OtherUser(uid: uid, gid: gid, groups: groups) }
+    }
+
+    /// Readers: the user daemon (uid 1) and group 4300; writers: uid 4242 and group 4301. None of the numbers but 1
+    /// has an entry in /etc/passwd or /etc/group: what counts is the peer's credentials.
+    static let byUserAndGroup = Self.config(#""access":{"read":["daemon","@4300"],"write":["4242","@4301"]}"#)
+
+    static let identityCases: [IdentityCase] = [
+        IdentityCase(name: "a writer by uid", uid: 4242, gid: 4242, groups: [], mayRead: false, mayWrite: true),
+        IdentityCase(name: "a reader by user name", uid: 1, gid: 1, groups: [], mayRead: true, mayWrite: false),
+        IdentityCase(
+            name: "a supplementary member of the read group", uid: 65534, gid: 65534, groups: [4300], mayRead: true,
+            mayWrite: false),
+        IdentityCase(
+            name: "a supplementary member of the write group", uid: 65534, gid: 65534, groups: [7, 4301],
+            mayRead: false, mayWrite: true),
+        IdentityCase(
+            name: "the write group as primary group", uid: 65534, gid: 4301, groups: [], mayRead: false,
+            mayWrite: true),
+        IdentityCase(
+            name: "a member of both groups", uid: 65534, gid: 65534, groups: [4300, 4301], mayRead: true,
+            mayWrite: true),
+        IdentityCase(
+            name: "in neither list", uid: 65534, gid: 65534, groups: [4299, 4302], mayRead: false, mayWrite: false),
+        IdentityCase(
+            name: "the writer's uid as a group", uid: 65534, gid: 65534, groups: [4242], mayRead: false,
+            mayWrite: false),
+    ]
+
+    /// Each identity sends an event, `model`, `status` and `send EVENT`; what it may not do is `PermissionDenied`
+    /// on that line, and the connection stays open for the next.
+    @Test(arguments: identityCases)
+    func readAndWriteDecidedByUidGidAndGroups(_ identity: IdentityCase) throws {
+        let daemon = try DaemonProcess.start(config: Self.byUserAndGroup)
+        let replies = try identity.user.replies(
+            daemon, [Self.increment, "model", "status", "send " + Self.increment])
+        #expect(replies.count == 4, "\(replies)")
+        guard replies.count == 4 else { return }
+        for (index, reply) in replies.enumerated() {
+            let allowed = index == 0 || index == 3 ? identity.mayWrite : identity.mayRead
+            if allowed {
+                #expect(reply.ok == true, "line \(index + 1): \(reply)")
+            } else {
+                #expect(reply.errorCode == "PermissionDenied", "line \(index + 1): \(reply)")
+                #expect(reply.lineNumber == Int64(index + 1), "\(reply)")
+            }
+        }
+        if identity.mayWrite {
+            #expect(replies[0].line == #"{"ok":true,"seq":1}"#)
+            #expect(replies[3].line == #"{"ok":true,"seq":2}"#)
+        }
+        if identity.mayRead {
+            #expect(replies[1].model == (identity.mayWrite ? 1 : 0), "\(replies[1])")
+        }
+        // What was refused changed nothing: a reader sees the model as the allowed events left it.
+        let model = try OtherUser(uid: 1).replies(daemon, ["model"])
+        #expect(model.first?.model == (identity.mayWrite ? 2 : 0), "\(model)")
+    }
+
+    /// The groups that count are the ones the peer had when it connected (SO_PEERGROUPS), not the ones the group
+    /// database lists for its user: a process that dropped a group has given up what the group allowed, and one
+    /// given a group (`setpriv`, systemd's `SupplementaryGroups=`) has it. The daemon here sees a group database
+    /// of its own (a private mount namespace with its own /etc/group) in which nobody is a member of group 4301.
+    @Test(.enabled(if: SystemTools.canUnshareMounts, "needs unshare --mount (root) for a private /etc/group"))
+    func groupsAreThePeersOwnNotTheDatabases() throws {
+        let accounts = try PrivateAccounts(groups: ["mobiusd-writers:x:4301:nobody"])
+        let daemon = try accounts.startDaemon(
+            config: Self.config(#""access":{"read":["*"],"write":["@mobiusd-writers"]}"#))
+        let dropped = try OtherUser.nobody.replies(daemon, [Self.increment])
+        #expect(dropped.first?.errorCode == "PermissionDenied", "a member by /etc/group only: \(dropped)")
+        let member = try OtherUser(uid: 65534, groups: [4301]).replies(daemon, [Self.increment])
+        #expect(member.first?.line == #"{"ok":true,"seq":1}"#, "\(member)")
+    }
+
+    // MARK: - Who may connect: the socket file
+
+    /// The kernel checks the socket file's mode at connect(): without write permission on it, a user is refused
+    /// before the daemon sees anything, and socat reports EACCES.
+    static func expectRefusedAtConnect(_ user: OtherUser, _ daemon: DaemonProcess) throws {
+        let run = try user.socat(daemon.socketPath, ["model"])
+        #expect(run.exit != .exited(0), "\(user): \(run.exit), stdout \(run.stdout)")
+        #expect(run.stderr.contains("Permission denied"), "\(user): \(run.stderr)")
+        #expect(run.stdout.isEmpty, "\(user) got an answer: \(run.stdout)")
+    }
+
+    @Test func socketGroupAndModeDecideWhoMayConnect() throws {
+        let daemon = try DaemonProcess.start(
+            config: #"{"update":{"builtin":"counter"},"socket":{"mode":"0660","group":"4300"}}"#)
+        let file = HostileProbe.fileStatus(daemon.socketPath)
+        #expect(file?.mode == 0o660 && file?.owner == 0 && file?.group == 4300, "\(String(describing: file))")
+        let member = try OtherUser(uid: 65534, groups: [4300]).replies(daemon, ["model", Self.increment])
+        #expect(member.first?.line == #"{"ok":true,"seq":0,"model":0}"#, "\(member)")
+        #expect(
+            member.count == 2 && member.last?.errorCode == "PermissionDenied", "connecting grants no write: \(member)")
+        try Self.expectRefusedAtConnect(.nobody, daemon)
+        try Self.expectRefusedAtConnect(OtherUser(uid: 65534, groups: [4301]), daemon)
+        let status = try daemon.connect().request("status")
+        #expect(status["events"]?["rejected"] == 1, "only the member's event reached the daemon: \(status)")
+    }
+
+    /// Without `socket` settings the file is 0660, owned by the daemon's user and group (root's here): other users
+    /// cannot connect at all, members of the daemon's group can (and read, by the default `access.read`).
+    @Test func defaultSocketLetsOnlyTheDaemonsUserAndGroupConnect() throws {
+        let daemon = try DaemonProcess.start(config: #"{"update":{"builtin":"counter"}}"#)
+        let file = HostileProbe.fileStatus(daemon.socketPath)
+        #expect(file?.mode == 0o660 && file?.owner == 0 && file?.group == 0, "\(String(describing: file))")
+        try Self.expectRefusedAtConnect(.nobody, daemon)
+        let groupMember = try OtherUser(uid: 65534, groups: [0]).replies(daemon, ["model"])
+        #expect(groupMember.first?.model == 0, "\(groupMember)")
+    }
+
+    @Test func mode0600ShutsOutTheGroupToo() throws {
+        let daemon = try DaemonProcess.start(
+            config: #"{"update":{"builtin":"counter"},"socket":{"mode":"0600","group":"4300"}}"#)
+        #expect(HostileProbe.fileStatus(daemon.socketPath)?.mode == 0o600)
+        try Self.expectRefusedAtConnect(OtherUser(uid: 65534, groups: [4300]), daemon)
     }
 
     // MARK: - Overloaded

@@ -61,11 +61,12 @@ struct MakeInstallTests {
             "usr/bin/mobiusd", "usr/bin/mobiusctl", "usr/lib/systemd/system/mobiusd.service",
             "usr/lib/systemd/system/mobiusd.socket", "usr/lib/systemd/system/mobiusd@.service",
             "usr/lib/systemd/system/mobiusd@.socket", "usr/lib/systemd/user/mobiusd@.service",
-            "usr/lib/systemd/user/mobiusd@.socket", "usr/share/man/man8/mobiusd.8", "usr/share/man/man1/mobiusctl.1",
+            "usr/lib/systemd/user/mobiusd@.socket", "usr/lib/sysusers.d/mobiusd.conf", "usr/share/man/man8/mobiusd.8",
+            "usr/share/man/man1/mobiusctl.1",
             "usr/share/doc/mobiusd/README.md", "usr/share/doc/mobiusd/systemd.md",
             "usr/share/bash-completion/completions/mobiusctl", "usr/share/bash-completion/completions/mobiusd",
             "usr/share/zsh/site-functions/_mobiusctl", "usr/share/zsh/site-functions/_mobiusd",
-            "usr/share/dbus-1/system.d/org.mobiusd.app.conf", "usr/lib/sysusers.d/mobiusd.conf",
+            "usr/share/dbus-1/system.d/org.mobiusd.app.conf",
         ] {
             #expect(installed.contains(wanted), "\(wanted) not installed: \(installed)")
         }

@@ -173,10 +173,10 @@ struct SystemdReloadTests {
         #expect(marks.filter { $0 == "R" }.count <= 30, "\(text)")
     }
 
-    @Test("a config path that blocks (a FIFO) holds up only reloads: clients and group lookups go on")
+    @Test("a config path that blocks (a FIFO) holds up only reloads: clients and access decisions go on")
     func blockingConfigPath() throws {
         let scratch = DaemonScratch()
-        // Reading needs the peer's groups (root is not in nogroup), so every connection needs an NSS lookup.
+        // Reading needs group nogroup, which the test (root) is not in: each connection is decided while the reload waits.
         let config = #"{"update":{"builtin":"counter"},"access":{"read":["@nogroup"],"write":["root"]}}"#
         let (daemon, listener, path) = try Self.start(config: config, scratch: scratch)
         try FileSystem.remove(path)
@@ -185,7 +185,7 @@ struct SystemdReloadTests {
         try listener.next("RELOADING", "1")
         let client = try daemon.connect()
         #expect(try client.request(Self.increment).seq == 1)
-        #expect(try client.request("model").errorCode == "PermissionDenied", "the group lookup was answered")
+        #expect(try client.request("model").errorCode == "PermissionDenied", "decided by the access lists")
         #expect(try daemon.terminate() == .exited(0))
     }
 }

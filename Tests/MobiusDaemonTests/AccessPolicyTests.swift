@@ -3,62 +3,45 @@ import Testing
 @testable import MobiusDaemon
 @testable import MobiusSystem
 
-/// Who may read and write (docs/protocol.md 1.6), including rules that need a peer's supplementary groups.
+/// Who may read and write (docs/protocol.md 1.6), from the peer's credentials: uid, primary group and the
+/// supplementary groups it connected with.
 @Suite("Access policy")
 struct AccessPolicyTests {
-    static func peer(uid: UInt32, gid: UInt32) -> PeerCredentials {
-        PeerCredentials(pid: 4242, uid: uid, gid: gid)
+    static func peer(uid: UInt32, gid: UInt32, groups: [UInt32] = []) -> PeerCredentials {
+        PeerCredentials(pid: 4242, uid: uid, gid: gid, groups: groups)
     }
 
     /// Compares a decision with an expected one (tuples are not `Equatable`).
-    static func decision(_ value: (read: Bool, write: Bool)?) -> [Bool]? {
-        value.map { [$0.read, $0.write] }
+    static func decision(_ value: (read: Bool, write: Bool)) -> [Bool] {
+        [value.read, value.write]
     }
 
     @Test("the default: anyone reads; the daemon's user and root write")
     func defaults() {
         let policy = AccessPolicy.defaults(daemonUID: 1000)
-        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 1000, gid: 1000), groups: nil)) == [true, true])
-        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 0, gid: 0), groups: nil)) == [true, true])
-        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 1001, gid: 1000), groups: nil)) == [true, false])
-        #expect(!policy.needsGroups(for: Self.peer(uid: 1001, gid: 1000)))
+        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 1000, gid: 1000))) == [true, true])
+        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 0, gid: 0))) == [true, true])
+        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 1001, gid: 1000))) == [true, false])
     }
 
-    @Test("a group rule the primary group does not satisfy needs the peer's groups, and then decides with them")
-    func supplementaryGroups() {
-        let policy = AccessPolicy(read: [.group(100)], write: [.user(1000)])
-        let stranger = Self.peer(uid: 2000, gid: 50)
-        #expect(policy.permissions(for: stranger, groups: nil) == nil)
-        #expect(policy.needsGroups(for: stranger))
-        #expect(Self.decision(policy.permissions(for: stranger, groups: [7, 100])) == [true, false])
-        #expect(Self.decision(policy.permissions(for: stranger, groups: [7])) == [false, false])
-        #expect(Self.decision(policy.permissions(for: stranger, groups: [])) == [false, false])
-    }
-
-    @Test("the primary group satisfies a group rule without a lookup")
-    func primaryGroup() {
-        let policy = AccessPolicy(read: [.group(100)], write: [.group(100)])
-        let member = Self.peer(uid: 2000, gid: 100)
-        #expect(!policy.needsGroups(for: member))
-        #expect(Self.decision(policy.permissions(for: member, groups: nil)) == [true, true])
-    }
-
-    @Test("a rule that already decides makes the groups unnecessary")
-    func otherRuleDecides() {
-        let policy = AccessPolicy(read: [.group(100), .anyone], write: [.group(100), .user(2000)])
-        let owner = Self.peer(uid: 2000, gid: 50)
-        #expect(!policy.needsGroups(for: owner))
-        #expect(Self.decision(policy.permissions(for: owner, groups: nil)) == [true, true])
-        let stranger = Self.peer(uid: 3000, gid: 50)
-        #expect(policy.needsGroups(for: stranger), "write still depends on group 100")
-        #expect(Self.decision(policy.permissions(for: stranger, groups: [100])) == [true, true])
-        #expect(Self.decision(policy.permissions(for: stranger, groups: [1])) == [true, false])
+    @Test("a group rule matches the primary group or a supplementary group the peer connected with")
+    func groups() {
+        let policy = AccessPolicy(read: [.group(100)], write: [.group(200)])
+        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 100))) == [true, false])
+        #expect(
+            Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 50, groups: [7, 200]))) == [false, true])
+        #expect(
+            Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 50, groups: [100, 200]))) == [true, true])
+        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 2000, gid: 50, groups: [7]))) == [false, false])
+        #expect(
+            Self.decision(policy.permissions(for: Self.peer(uid: 100, gid: 50))) == [false, false], "a uid is not a gid"
+        )
     }
 
     @Test("an empty write list lets nobody write, not even root")
     func emptyWriteList() {
         let policy = AccessPolicy(read: [.anyone], write: [])
-        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 0, gid: 0), groups: nil)) == [true, false])
+        #expect(Self.decision(policy.permissions(for: Self.peer(uid: 0, gid: 0, groups: [0]))) == [true, false])
     }
 
     @Test("access-list entries: *, numeric uid, numeric @gid, root by name")

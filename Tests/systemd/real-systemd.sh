@@ -1,11 +1,13 @@
 #!/bin/bash
-# `systemctl reload mobiusd@counter` under a real systemd as PID 1: it waits for the daemon's outcome, exits 0 for a
-# valid changed config (which takes effect) and fails for a refused one (which changes nothing), with the reason in
-# `systemctl status`. systemd runs in a container (systemd-nspawn -b) whose root is an overlay of this machine's own
-# root, in a mount namespace of its own (unshare -m) with /run on a tmpfs: the binaries, units and config go into
-# the overlay's upper layer in a scratch directory, so the host's /dev, /etc, /run and the checkout stay as they
-# were. Needs root. Exits 0 with "skipped: REASON" when systemd-nspawn cannot run here at all, else non-zero on any
-# failed check. `make test-systemd` runs it; docs/systemd.md, "Testing under a real systemd".
+# The units under a real systemd as PID 1. `systemctl reload mobiusd@counter` waits for the daemon's outcome, exits
+# 0 for a valid changed config (which takes effect) and fails for a refused one (which changes nothing), with the
+# reason in `systemctl status`; then sandbox-checks.sh shows that the sandbox lets plugins and D-Bus work and the
+# access lists see clients' own uids, and that the documented drop-in for plugin accounts works. systemd runs in a
+# container (systemd-nspawn -b) whose root is an overlay of this machine's own root, in a mount namespace of its own
+# (unshare -m) with /run on a tmpfs: the binaries, units and configs go into the overlay's upper layer in a scratch
+# directory, so the host's /dev, /etc, /run and the checkout stay as they were. Needs root. Exits 0 with
+# "skipped: REASON" when systemd-nspawn cannot run here at all, else non-zero on any failed check.
+# `make test-systemd` runs it; docs/systemd.md, "Testing under a real systemd".
 #   BIN=DIR     where mobiusd and mobiusctl are (default: `swift build --show-bin-path`)
 #   KEEP=1      keep the scratch directory (the container's console log) after the run
 set -u
@@ -122,6 +124,9 @@ install -m 0755 "$BIN/mobiusd" "$BIN/mobiusctl" "$root/usr/local/bin/" || fail "
 mkdir -p "$root/etc/systemd/system" "$root/etc/mobiusd"
 install -m 0644 systemd/mobiusd@.service systemd/mobiusd@.socket "$root/etc/systemd/system/" ||
     fail "cannot install the units"
+# The units' system user, as `make install` creates it: its sysusers.d file here, systemd-sysusers once booted.
+install -D -m 0644 systemd/sysusers.d/mobiusd.conf "$root/usr/local/lib/sysusers.d/mobiusd.conf" ||
+    fail "cannot install the sysusers.d file"
 rm -f "$root/etc/machine-id"
 printf '%s\n' "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" >"$root/etc/machine-id"
 config="$root/etc/mobiusd/counter.json"
@@ -180,6 +185,8 @@ run() {
     rc=$?
 }
 
+run systemd-sysusers
+check "systemd-sysusers creates the units' user mobiusd ($out)" in_container getent passwd mobiusd
 run systemctl start mobiusd@counter.socket mobiusd@counter.service
 check "mobiusd@counter starts (systemctl start: $out)" [ $rc = 0 ]
 run mobiusctl --human --socket /run/mobiusd/counter.sock send '{"type":"increment"}'
@@ -234,9 +241,12 @@ check "the 4096-byte limit of the last good config is still live" line_too_long
 run mobiusctl --human --socket /run/mobiusd/counter.sock send '{"type":"increment"}'
 check "the daemon still takes events (mobiusctl send: $out)" grep -q 'seq 3' <<<"$out"
 
+# (c) and (d): plugins, D-Bus and access under the sandbox, and the drop-in for plugin accounts.
+. Tests/systemd/sandbox-checks.sh
+
 if [ $failures != 0 ]; then
-    echo "--- journal of mobiusd@counter" >&2
-    in_container journalctl -u 'mobiusd@counter*' --no-pager >&2
+    echo "--- journal of the mobiusd units" >&2
+    in_container journalctl -u 'mobiusd@*' --no-pager >&2
     fail "$failures check(s) failed"
 fi
 echo "ok: all checks passed"

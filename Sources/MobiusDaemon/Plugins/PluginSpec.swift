@@ -73,6 +73,21 @@ struct PluginSpec: Sendable {
             }
             groupID = gid
         }
+        if ownUID == 0, account != nil || groupID != nil {
+            // A root daemon confined by its unit may lack these: it could not start the plugin as that account, or
+            // not signal it there to end it (a timeout, a restart, shutdown), so the config is refused now.
+            var needed: [SystemProcess.Capability] = [.setGID]
+            if let account, account.uid != 0 { needed += [.setUID, .kill] }
+            let held = SystemProcess.effectiveCapabilities()
+            let missing = needed.filter { !held.contains($0) }
+            if !missing.isEmpty {
+                throw ConfigError(
+                    key: "\(key).\(account != nil ? "user" : "group")",
+                    "the daemon runs as root without \(missing.map(\.description).joined(separator: ", ")), so it "
+                        + "cannot run this plugin as another account and end it again; give it those capabilities "
+                        + "(systemd: CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_KILL, docs/systemd.md)")
+            }
+        }
         var credentials: PipedProcess.Credentials?
         if ownUID == 0 && (account != nil || groupID != nil) {
             let uid = account?.uid ?? 0

@@ -16,7 +16,7 @@ final class ConfigReloader<Model, Event, Effect> {
     private var current: DaemonSetup<Model, Event, Effect>
     private unowned let runtime: DaemonRuntime<Model, Event, Effect>
     /// Reads and validates new configs: a thread of its own (started with the first SIGHUP), so a config path that
-    /// blocks (a FIFO, a hung network file system) holds up only reloads, not the shared worker's NSS lookups.
+    /// blocks (a FIFO, a hung network file system) holds up only reloads, not the shared worker's /proc samples.
     private let reader = BlockingWorker(name: "mobiusd-reload")
     private var inProgress = false
     private var again = false

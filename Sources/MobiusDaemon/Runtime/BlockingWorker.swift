@@ -1,9 +1,9 @@
 import MobiusSystem
 
 /// A thread the reactor hands jobs to and gets results back from through its waker, so the reactor thread never
-/// waits on them: calls that may block for long (NSS lookups, where group membership can go to LDAP, and reads of
-/// /proc) on one, interpreting big batches of request lines on another. The thread starts with the first job and
-/// then sleeps until the next one.
+/// waits on them: calls that may block for long (reads of /proc, a config file that may be a FIFO, user and group
+/// names that go through NSS) on one each, interpreting big batches of request lines on another. The thread starts
+/// with the first job and then sleeps until the next one.
 final class BlockingWorker: @unchecked Sendable {
     // @unchecked: `jobs` and `started` are touched only while holding `condition`'s mutex.
     private let condition = ThreadCondition()

@@ -3,7 +3,7 @@ import MobiusJSON
 import MobiusSystem
 
 /// The running daemon: one reactor thread with the control server and the loop on it, the log's writer thread, and
-/// a worker thread for calls that may block (NSS, /proc). Built and run by `DaemonSetup.serve`.
+/// a worker thread for calls that may block (reading /proc). Built and run by `DaemonSetup.serve`.
 final class DaemonRuntime<Model, Event, Effect> {
     let reactor: Reactor
     let loop: DaemonLoop<Model, Event, Effect>
@@ -81,8 +81,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         let commands = ControlCommandRelay()
         let server = try ControlServer(
             loop: loop.port, reactor: reactor, listener: listener, settings: setup.settings, log: log,
-            worker: worker, parser: parser, logStreams: journal.logStreams, commands: commands,
-            foreignReplies: exposure)
+            parser: parser, logStreams: journal.logStreams, commands: commands, foreignReplies: exposure)
         self.server = server
         self.signals = signals
         let plugins = PluginHost(

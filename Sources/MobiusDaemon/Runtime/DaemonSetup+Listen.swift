@@ -1,8 +1,8 @@
 import MobiusSystem
 
 extension DaemonSetup {
-    /// Checks the socket's directory, binds and listens on `socketPath`, and sets the socket file's mode and group
-    /// (docs/protocol.md 1.1); used when systemd passed no socket.
+    /// Checks the socket's directory, binds `socketPath`, sets the socket file's mode and group, and only then
+    /// listens (docs/protocol.md 1.1); used when systemd passed no socket.
     func bindListener() throws(DaemonStartError) -> FileDescriptor {
         let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) } ?? "."
         do {
@@ -14,20 +14,14 @@ extension DaemonSetup {
         }
         let listener: FileDescriptor
         do {
-            listener = try UnixSocket.listen(path: socketPath)
+            listener = try UnixSocket.listen(path: socketPath, mode: config.socketMode, group: socketGroup)
         } catch  where error.operation == "bind" && error.errno == Errno.addressInUse {
             throw DaemonStartError(
                 description: "\(socketPath): another mobiusd is already running there (it accepts connections)")
+        } catch  where error.operation == "chmod" || error.operation == "chown" {
+            throw DaemonStartError(description: "cannot set the socket's permissions: \(error)")
         } catch {
             throw DaemonStartError(description: "cannot listen on \(socketPath): \(error)")
-        }
-        do {
-            try FileSystem.setMode(socketPath, config.socketMode)
-            if let socketGroup { try FileSystem.setGroup(socketPath, socketGroup) }
-        } catch {
-            listener.close()
-            try? FileSystem.remove(socketPath)
-            throw DaemonStartError(description: "cannot set the socket's permissions: \(error)")
         }
         return listener
     }

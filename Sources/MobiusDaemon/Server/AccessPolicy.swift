@@ -17,34 +17,20 @@ struct AccessPolicy: Sendable {
         AccessPolicy(read: [.anyone], write: [.user(daemonUID), .user(0)])
     }
 
-    /// Whether deciding for `peer` needs its supplementary groups (a group rule its primary group does not
-    /// satisfy, where no other rule already decides both permissions).
-    func needsGroups(for peer: PeerCredentials) -> Bool {
-        permissions(for: peer, groups: nil) == nil
-    }
-
-    /// What a connected peer may do; `nil` when that depends on supplementary groups that `groups` (the peer's
-    /// groups, from NSS) does not give.
-    func permissions(for peer: PeerCredentials, groups: [UInt32]?) -> (read: Bool, write: Bool)? {
-        func allows(_ rules: [Rule]) -> Bool? {
-            var undecided = false
-            for rule in rules {
+    /// What a connected peer may do, from its credentials as they were when it connected: a group rule matches its
+    /// primary group or one of its supplementary groups (never a group database lookup: a process that dropped a
+    /// group has given up what the group allows).
+    func permissions(for peer: PeerCredentials) -> (read: Bool, write: Bool) {
+        func allows(_ rules: [Rule]) -> Bool {
+            rules.contains { rule in
                 switch rule {
-                case .anyone: return true
-                case .user(let uid): if uid == peer.uid { return true }
-                case .group(let gid):
-                    if gid == peer.gid { return true }
-                    if let groups {
-                        if groups.contains(gid) { return true }
-                    } else {
-                        undecided = true
-                    }
+                case .anyone: true
+                case .user(let uid): uid == peer.uid
+                case .group(let gid): gid == peer.gid || peer.groups.contains(gid)
                 }
             }
-            return undecided ? nil : false
         }
-        guard let read = allows(read), let write = allows(write) else { return nil }
-        return (read, write)
+        return (allows(read), allows(write))
     }
 
     /// Parses one access-list entry: `"*"`, a user name or uid, or `"@group"` (name or gid).

@@ -21,9 +21,8 @@ final class ClientConnection: ReactorHandler {
     // `Events(rawValue: 0)` rather than `[]`: the array-literal initializer runs unspecialized generic code
     // across the module boundary, on every update.
     private var interest = Epoll.Events(rawValue: 0)
-    /// What earlier lines decided for later ones; `nil` until the peer's permissions are known (looking up its
-    /// groups is only needed when access lists name groups).
-    private(set) var requests: RequestState?
+    /// What earlier lines decided for later ones, the peer's permissions among them.
+    private(set) var requests: RequestState
     /// Request lines consumed so far (the next line's number is this plus one).
     private(set) var linesConsumed = 0
     /// Empty while `withInput` has it.
@@ -56,11 +55,17 @@ final class ClientConnection: ReactorHandler {
     /// Stands for "as big as the model": such a reply is owed at most once at a time.
     static let modelSized = -1
 
-    init(id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, server: ControlServer) {
+    init(
+        id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, permissions: (read: Bool, write: Bool),
+        eventsAsText: Bool, server: ControlServer
+    ) {
         self.id = id
         self.fd = fd
         self.peer = peer
         self.server = server
+        requests = RequestState(
+            connection: id, peerUID: peer.uid, eventsAsText: eventsAsText, canRead: permissions.read,
+            canWrite: permissions.write)
         input = LineFramer(maxLineBytes: server.settings.maxLineBytes)
     }
 
@@ -68,7 +73,7 @@ final class ClientConnection: ReactorHandler {
         server.connectionReady(self, events)
     }
 
-    var hasStreams: Bool { logStream != nil || (requests.map { $0.subscribed || $0.monitoring } ?? false) }
+    var hasStreams: Bool { logStream != nil || requests.subscribed || requests.monitoring }
 
     var pendingOutputBytes: Int { output.count - outputStart + (pendingModel?.count ?? 0) }
 
@@ -88,18 +93,10 @@ final class ClientConnection: ReactorHandler {
 
     // MARK: - Permissions
 
-    /// Its permissions are known (first decided, or decided again by a reload).
-    func authorize(_ permissions: (read: Bool, write: Bool), eventsAsText: Bool) {
-        if var state = requests {
-            state.canRead = permissions.read
-            state.canWrite = permissions.write
-            requests = state
-            return
-        }
-        requests = RequestState(
-            connection: id, peerUID: peer.uid, eventsAsText: eventsAsText, canRead: permissions.read,
-            canWrite: permissions.write)
-        state.authorized()
+    /// A reload decided its permissions again.
+    func authorize(_ permissions: (read: Bool, write: Bool)) {
+        requests.canRead = permissions.read
+        requests.canWrite = permissions.write
     }
 
     /// A reload changed `maxLineBytes`: lines from now on are held to the new limit.
@@ -223,9 +220,8 @@ final class ClientConnection: ReactorHandler {
                 lineTooLong(&lines, server)
                 return
             }
-            guard requests?.awaitingControl != true, server.mayHandOver(self, line: line), var requests else {
-                return
-            }
+            guard !requests.awaitingControl, server.mayHandOver(self, line: line) else { return }
+            var requests = self.requests
             lines.take()
             linesConsumed += 1
             if let request = RequestInterpreter.interpret(line, number: linesConsumed, state: &requests) {
@@ -273,7 +269,7 @@ final class ClientConnection: ReactorHandler {
         while case .line(let bytes)? = lines.next() {
             let line = RequestLine.classify(bytes)
             linesConsumed += 1
-            let ticket = ReplyTicket(connection: id, line: linesConsumed, mode: requests?.replyMode ?? .on)
+            let ticket = ReplyTicket(connection: id, line: linesConsumed, mode: requests.replyMode)
             if case .blank = line {
             } else if line.isEventLike {
                 submit(.rejected(.shuttingDown, "the daemon is shutting down", ticket), server)
@@ -304,9 +300,9 @@ final class ClientConnection: ReactorHandler {
 
     /// Hands its complete lines to the parse thread when there are many; returns whether it did.
     private func sendBatch(_ lines: inout LineFramer, _ server: ControlServer) -> Bool {
-        guard state.mayBatch(), lines.unconsumedCount >= ControlServer.batchThreshold, let requests,
-            modelSizedOwed == 0
-        else { return false }
+        guard state.mayBatch(), lines.unconsumedCount >= ControlServer.batchThreshold, modelSizedOwed == 0 else {
+            return false
+        }
         let budget = server.settings.maxOutputBytes - pendingOutputBytes - owedBytes
         let room = server.loop.room() - server.inputsAwaitingHandOver
         guard budget >= 64 * 1024, room >= 64 else { return false }
@@ -330,16 +326,14 @@ final class ClientConnection: ReactorHandler {
         withInput { $0.consume(bytes) }
         linesConsumed += lines
         var merged = batchState
-        if let current = requests {
-            merged.canRead = current.canRead
-            merged.canWrite = current.canWrite
-        }
+        merged.canRead = requests.canRead
+        merged.canWrite = requests.canWrite
         requests = merged
     }
 
     /// A control command's reply is out: its later lines may be read.
     func controlAnswered() {
-        requests?.awaitingControl = false
+        requests.awaitingControl = false
     }
 
     // MARK: - Interest

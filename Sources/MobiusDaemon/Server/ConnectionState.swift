@@ -3,8 +3,6 @@
 /// server does next (`Action`), so a state that cannot happen cannot be written.
 struct ConnectionState {
     enum Phase: Equatable {
-        /// Its peer's groups are being looked up: nothing is read until its permissions are known.
-        case authorizing
         /// It reads and hands its requests to the loop.
         case open
         /// It takes no more requests (after `quit`, `LineTooLong`, or at shutdown): it writes what it is owed, then
@@ -49,7 +47,7 @@ struct ConnectionState {
         case resume
     }
 
-    private(set) var phase = Phase.authorizing
+    private(set) var phase = Phase.open
     private(set) var batching = Batching.inline
     private(set) var waits = Waits()
     /// The peer shut down its side: what is buffered is all the input there will be.
@@ -58,21 +56,16 @@ struct ConnectionState {
     private(set) var queuedForFlush = false
 
     var isOpen: Bool { phase != .closed }
-    /// Whether it hands the loop requests (not while authorizing, draining or closed).
+    /// Whether it hands the loop requests (not while draining or closed).
     var takesRequests: Bool { phase == .open }
     var isBatchOut: Bool { batching == .out || batching == .handingOverNextOut }
     var isHandingOver: Bool { batching == .handingOver || batching == .handingOverNextOut }
 
     // MARK: - Phase
 
-    /// Its permissions are known: it reads from now on (unless it was told to drain meanwhile).
-    mutating func authorized() {
-        if phase == .authorizing { phase = .open }
-    }
-
     /// No more requests: what waited is dropped, what is owed is still written.
     mutating func drain() {
-        guard phase == .authorizing || phase == .open else { return }
+        guard phase == .open else { return }
         phase = .draining
         waits = []
     }

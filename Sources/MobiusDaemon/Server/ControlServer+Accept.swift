@@ -98,7 +98,11 @@ extension ControlServer {
         // The table is moved out while it grows (see `append(_:to:)`).
         var table = SlotTable<ClientConnection>()
         swap(&table, &connections)
-        let connection = table.insert { id in ClientConnection(id: id, fd: fd, peer: peer, server: self) }
+        let permissions = settings.access.permissions(for: peer)
+        let connection = table.insert { id in
+            ClientConnection(
+                id: id, fd: fd, peer: peer, permissions: permissions, eventsAsText: loop.eventsAsText, server: self)
+        }
         swap(&table, &connections)
         let id = connection.id
         do {
@@ -112,36 +116,6 @@ extension ControlServer {
             return
         }
         connectionsPerUser[peer.uid, default: 0] += 1
-        let now = SystemProcess.monotonicNanoseconds()
-        if let permissions = settings.access.permissions(for: peer, groups: groupCache.groups(of: peer.uid, now: now)) {
-            connection.authorize(permissions, eventsAsText: loop.eventsAsText)
-            updateInterest(connection)
-        } else {
-            lookUpGroups(of: peer, for: connection)
-        }
-    }
-
-    /// Asks the blocking worker for `peer`'s groups; the connection starts reading once they are known.
-    private func lookUpGroups(of peer: PeerCredentials, for connection: ClientConnection) {
-        let alreadyAsked = groupCache.waiting[peer.uid] != nil
-        groupCache.waiting[peer.uid, default: []].append(connection.id)
-        guard !alreadyAsked else { return }
-        let waker = reactor.waker
-        let server = UncheckedSendable(value: self)
-        worker.submit {
-            let groups = UserDatabase.groups(ofUser: peer.uid, primaryGroup: peer.gid)
-            waker.post { server.value.groupsKnown(groups, uid: peer.uid) }
-        }
-    }
-
-    private func groupsKnown(_ groups: [UInt32], uid: UInt32) {
-        groupCache.store(groups, for: uid, now: SystemProcess.monotonicNanoseconds())
-        for id in groupCache.waiting.removeValue(forKey: uid) ?? [] {
-            guard let connection = connections[id] else { continue }
-            let permissions =
-                settings.access.permissions(for: connection.peer, groups: groups) ?? (read: false, write: false)
-            connection.authorize(permissions, eventsAsText: loop.eventsAsText)
-            updateInterest(connection)
-        }
+        updateInterest(connection)
     }
 }

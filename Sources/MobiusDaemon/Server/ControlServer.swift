@@ -12,7 +12,6 @@ final class ControlServer {
     /// Limits and access rules; a reload replaces them (`apply(_:)`).
     var settings: ServerSettings
     let log: DaemonLog
-    let worker: BlockingWorker
     /// The thread that interprets big batches of lines (a pipelining client's) while the reactor applies the last.
     let parser: BlockingWorker
     /// Batches out at the parse thread or still being handed to the loop (shutdown waits for them).
@@ -26,7 +25,6 @@ final class ControlServer {
     // Owned by the reactor thread, like everything here.
     var connections = SlotTable<ClientConnection>()
     var connectionsPerUser: [UInt32: Int] = [:]
-    var groupCache = GroupMembershipCache()
     /// Connections with output to write at the end of this round.
     var dirty: [ClientConnection] = []
     /// Connections whose lines wait for owed replies or unsent output to shrink (`ConnectionState.Waits.output`).
@@ -45,8 +43,8 @@ final class ControlServer {
 
     init(
         loop: LoopPort, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
-        log: DaemonLog, worker: BlockingWorker, parser: BlockingWorker, logStreams: LogStreams,
-        commands: any ControlCommandHandler, foreignReplies: (any ForeignReplyRecipient)?
+        log: DaemonLog, parser: BlockingWorker, logStreams: LogStreams, commands: any ControlCommandHandler,
+        foreignReplies: (any ForeignReplyRecipient)?
     ) throws(SystemError) {
         self.logStreams = logStreams
         self.foreignReplies = foreignReplies
@@ -54,7 +52,6 @@ final class ControlServer {
         self.reactor = reactor
         self.settings = settings
         self.log = log
-        self.worker = worker
         self.parser = parser
         self.controlHandler = commands
         let handler = ControlListener(fd: listener) { [unowned self] in acceptConnections() }

@@ -20,7 +20,6 @@ Effects {"type":"job","do":X}:
   ok (default)  result {} ; events  two event notifications then result.events [one more]
   error         JSON-RPC error ; crash  exit 9 while it is in flight ; hang  never answers
   progress      sends progress every 0.2 s for options.progressFor seconds (default 1), then answers
-  env           answers with an event carrying the environment, uid, gid and groups
   flood         writes options.count unsolicited events as fast as it can
   huge          writes one line of options.bytes bytes ; pollute  writes "hello" to stdout
   bad-events    answers with a result whose "events" is not an array (a protocol violation)
@@ -86,10 +85,6 @@ def run_effect(mid, effect):
                 send({"method": "progress", "params": {"id": mid}})
             answer(mid, {"events": [{"type": "progressed"}]})
         threading.Thread(target=keep_going, daemon=True).start()
-    elif action == "env":
-        event = {"type": "env", "env": dict(os.environ), "uid": os.getuid(), "gid": os.getgid(),
-                 "groups": sorted(os.getgroups())}
-        answer(mid, {"events": [event]})
     elif action == "flood":
         # A thousand lines per write: as fast as the pipe takes them.
         count = int(options.get("count", 100000))

@@ -12,6 +12,7 @@ enum PluginFixtures {
 
     static var behave: String { "\(directory)/behave.py" }
     static var tick: String { "\(directory)/tick.sh" }
+    static var probe: String { "\(directory)/probe.py" }
 
     /// One plugin entry: `behave.py` with `options` and any other plugin keys (`timeout`, `restart`, `onError`…).
     static func behave(options: JSONValue = .object([:]), _ extra: [String: JSONValue] = [:]) -> JSONValue {
@@ -44,6 +45,21 @@ enum PluginFixtures {
     /// The event that makes the update emit `effect`.
     static func emit(_ effect: JSONValue) -> String {
         String(decoding: JSONValue.object(["type": "effect", "effect": effect]).encoded(), as: UTF8.self)
+    }
+
+    /// What the plugin probe.py reports of itself (its account, descriptors and environment), on a daemon started
+    /// with `config(plugins:)` and the plugin under the name `probe`: the update emits the effect, the plugin answers
+    /// with an event, and the update keeps it in the model's `seen`.
+    static func probeReport(_ daemon: DaemonProcess) throws -> JSONValue {
+        let client = try daemon.connect()
+        let ack = try client.request(emit(["type": "probe"]))
+        guard ack.isAck else { throw DaemonTestError("the probe's effect was refused: \(ack)") }
+        var report: JSONValue?
+        try DaemonTraffic.eventually("the probe's report arrives") {
+            report = try client.request("model").model?["seen"]?.arrayValue?.first { $0["type"] == "probe" }
+            return report != nil
+        }
+        return report!
     }
 
     /// An executable script in `scratch` that fails at start like a broken plugin (writing `stderr` at `<3>` and

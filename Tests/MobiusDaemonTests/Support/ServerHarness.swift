@@ -41,9 +41,8 @@ final class ServerHarness {
             eventsAsText: false)
         server = try ControlServer(
             loop: port, reactor: reactor, listener: listener.first, settings: settings,
-            log: DaemonLog(threshold: .error), worker: BlockingWorker(name: "test-worker"),
-            parser: BlockingWorker(name: "test-parse", stackSize: 4 << 20), logStreams: journal.logStreams,
-            commands: NoControlCommands(), foreignReplies: nil)
+            log: DaemonLog(threshold: .error), parser: BlockingWorker(name: "test-parse", stackSize: 4 << 20),
+            logStreams: journal.logStreams, commands: NoControlCommands(), foreignReplies: nil)
         reactor.atEndOfEachRound { [unowned self] in
             if answering { runPass() }
             server.continueHandOvers()
