@@ -24,6 +24,11 @@ APT_PACKAGES += systemd-container
 APT_PACKAGES += python3-matplotlib
 # gdbus (gdbus monitor, gdbus call), as a user would watch and call an exposed app (Tests/IntegrationTests/DBusExpose*).
 APT_PACKAGES += libglib2.0-bin
+# promtool checks `metrics` in the Prometheus format, and the Python client's parser checks it in OpenMetrics
+# (Tests/IntegrationTests/MetricsTests.swift).
+APT_PACKAGES += prometheus python3-prometheus-client
+# tmux is the terminal `mobiusctl top` is tested on (Tests/IntegrationTests/TopTests.swift).
+APT_PACKAGES += tmux
 BENCH_RUNS ?= 5
 # `make soak`: how long the soak runs (seconds), and where its plot goes. `make test` runs a 30-second smoke.
 SOAK_SECONDS ?= 600
@@ -150,7 +155,7 @@ BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 EXAMPLE_PLUGIN_PRODUCTS ?=
 # Plugins an embedded app looks for beside the daemon (the counter's mobiusd-beep), installed into BINDIR.
 BUNDLED_PLUGIN_PRODUCTS ?= mobiusd-beep
-UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket
+UNITS := mobiusd.service mobiusd.socket mobiusd@.service mobiusd@.socket mobiusd-metrics@.service mobiusd-metrics@.timer
 USER_UNITS := mobiusd@.service mobiusd@.socket
 DOCS := README.md $(wildcard docs/*.md)
 # The example plugins (each Plugins/NAME/mobiusd-NAME, not their tests) and the Python SDK they import from their

@@ -4,7 +4,7 @@
 
 _mobiusctl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="send model watch status monitor log hello ping reload plugin help"
+    local commands="send model watch status monitor log hello ping reload plugin metrics top help"
     local options="--socket --app --json --human --help --version"
     # `--socket=PATH`: bash splits the word at `=` (COMP_WORDBREAKS), so the value is its own word after "=".
     if [[ $prev == "=" && COMP_CWORD -ge 2 ]]; then
@@ -18,8 +18,17 @@ _mobiusctl() {
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
-        --app | --path | --since | --limit | --timeout)
+        --app | --path | --since | --limit | --timeout | --at)
             COMPREPLY=()
+            return
+            ;;
+        --format)
+            mapfile -t COMPREPLY < <(compgen -W "openmetrics prometheus" -- "$cur")
+            return
+            ;;
+        --output)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
     esac
@@ -27,7 +36,7 @@ _mobiusctl() {
     local i command=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            --socket | --app | --path | --since | --limit | --timeout) ((i++)) ;;
+            --socket | --app | --path | --since | --limit | --timeout | --format | --output | --at) ((i++)) ;;
             = | -*) ;;
             *)
                 [[ ${COMP_WORDS[i - 1]} == "=" ]] && continue
@@ -37,9 +46,11 @@ _mobiusctl() {
         esac
     done
     case $command in
-        model | watch) options+=" --path" ;;
-        log) options+=" --since --follow --limit" ;;
+        model) options+=" --path --at" ;;
+        watch) options+=" --path" ;;
+        log) options+=" --since --follow --limit --models" ;;
         reload) options+=" --timeout" ;;
+        metrics) options+=" --format --output" ;;
         plugin)
             # `plugin restart NAME`: the action right after the command, then a plugin name nobody can guess here.
             if [[ $cur != -* ]]; then

@@ -119,7 +119,7 @@ struct JournalHistory {
                     writer.abandon(after: error)
                     return false
                 }
-                writer.synced(byteCount: buffer.count, lastSeq: lastSeq)
+                writer.synced(byteCount: buffer.count, lastSeq: lastSeq, nanoseconds: 0)
                 return true
             }
         }

@@ -95,10 +95,14 @@ enum RequestFuzz {
             let shown: String
             switch request {
             case .model(let path): shown = "model \(path?.description ?? "-")"
+            case .modelAt(let seq, let path): shown = "model at \(seq) \(path?.description ?? "-")"
             case .subscribe(let path): shown = "subscribe \(path?.description ?? "-")"
-            case .log(let log): shown = "log \(log.since) \(log.limit.map(String.init) ?? "-") \(log.follow)"
+            case .log(let log):
+                shown = "log \(log.since) \(log.limit.map(String.init) ?? "-") \(log.follow) \(log.models)"
             case .control(.reload): shown = "reload"
             case .control(.restartPlugin(let name)): shown = "restart \(name)"
+            case .control(.modelAt): shown = "model at, answered"
+            case .control(.metrics(let format)): shown = "metrics \(format.rawValue)"
             case .ping: shown = "ping"
             case .hello: shown = "hello"
             case .status: shown = "status"
@@ -222,7 +226,9 @@ enum RequestFuzz {
     /// A command: its permission, then its argument as section 1.2 describes it.
     static func checkCommand(_ name: String, _ argument: ArraySlice<UInt8>, _ input: ClientInput, _ state: RequestState)
     {
-        let reads = ["model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit"]
+        let reads = [
+            "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit", "metrics",
+        ]
         let writes = ["reload", "plugin"]
         guard name == "send" || reads.contains(name) || writes.contains(name) else {
             check(isError(input, .unknownCommand), "unknown command \(name) gave \(input)")
@@ -243,14 +249,23 @@ enum RequestFuzz {
         let argumentValue = argument.isEmpty ? nil : try? JSONValue(parsing: argument)
         let accepted: Bool
         switch name {
-        case "model", "subscribe":
+        case "model":
+            let expected = expectedModel(argument, argumentValue)
+            if case .request(let request, _) = input {
+                switch (request, expected) {
+                case (.model(let path), .some((let pointer, nil))): check(path == pointer, "model path")
+                case (.modelAt(let seq, let path), .some((let pointer, let at?))):
+                    check(path == pointer && seq == at, "model at \(seq) \(String(describing: path))")
+                default: check(false, "model gave \(request)")
+                }
+            }
+            accepted = expected != nil
+        case "subscribe":
             let expected = expectedPath(argument, argumentValue)
             if case .request(let request, _) = input {
                 switch (request, expected) {
-                case (.model(let path), .some(let pointer)) where name == "model": check(path == pointer, "model path")
-                case (.subscribe(let path), .some(let pointer)) where name == "subscribe":
-                    check(path == pointer, "subscribe path")
-                default: check(false, "\(name) gave \(request)")
+                case (.subscribe(let path), .some(let pointer)): check(path == pointer, "subscribe path")
+                default: check(false, "subscribe gave \(request)")
                 }
             }
             accepted = expected != nil
@@ -263,6 +278,15 @@ enum RequestFuzz {
         case "reply":
             let word = argumentValue?.stringValue ?? String(decoding: argument, as: UTF8.self)
             accepted = ["on", "errors", "off"].contains(word)
+        case "metrics":
+            let expected = expectedMetricsFormat(argument, argumentValue)
+            if case .request(let request, _) = input {
+                switch (request, expected) {
+                case (.control(.metrics(let format)), .some(let name)): check(format.rawValue == name, "metrics format")
+                default: check(false, "metrics gave \(request)")
+                }
+            }
+            accepted = expected != nil
         case "plugin":
             guard case .object(let object)? = argumentValue, object.count == 1, object["restart"]?.stringValue != nil
             else {
@@ -278,6 +302,16 @@ enum RequestFuzz {
             "\(name) \(Array(argument)): accepted \(accepted), got \(input)")
     }
 
+    /// `{"format":"openmetrics"|"prometheus"}`, the format optional, or nothing: the format's name, or `nil` when
+    /// refused.
+    static func expectedMetricsFormat(_ argument: ArraySlice<UInt8>, _ value: JSONValue?) -> String? {
+        guard !argument.isEmpty else { return "openmetrics" }
+        guard case .object(let object)? = value, object.keys.allSatisfy({ $0 == "format" }) else { return nil }
+        guard let format = object["format"] else { return "openmetrics" }
+        guard case .string(let name) = format, ["openmetrics", "prometheus"].contains(name) else { return nil }
+        return name
+    }
+
     /// `{"path":"/json/pointer"}`, the path optional, or nothing: the pointer, or `nil` when refused.
     static func expectedPath(_ argument: ArraySlice<UInt8>, _ value: JSONValue?) -> JSONPointer?? {
         guard !argument.isEmpty else { return .some(nil) }
@@ -287,7 +321,22 @@ enum RequestFuzz {
         return .some(pointer)
     }
 
-    /// `{"since":N,"follow":bool,"limit":K}`, each optional, N and K integers ≥ 0.
+    /// `model`'s `{"path":"/json/pointer","at":N}`, both optional, N an integer ≥ 0: the pointer and N, or `nil` when
+    /// refused.
+    static func expectedModel(_ argument: ArraySlice<UInt8>, _ value: JSONValue?) -> (JSONPointer?, UInt64?)? {
+        guard !argument.isEmpty else { return (nil, nil) }
+        guard case .object(var object)? = value else { return nil }
+        var at: UInt64?
+        if let member = object.removeValue(forKey: "at") {
+            guard case .number(let number) = member, let seq = number.int64Value, seq >= 0 else { return nil }
+            at = UInt64(seq)
+        }
+        let rest = object.isEmpty ? [] : JSONValue.object(object).encoded()
+        guard let path = expectedPath(ArraySlice(rest), .object(object)) else { return nil }
+        return (path, at)
+    }
+
+    /// `{"since":N,"follow":bool,"limit":K,"models":bool}`, each optional, N and K integers ≥ 0.
     static func expectedLog(_ argument: ArraySlice<UInt8>, _ value: JSONValue?) -> LogRequest? {
         var request = LogRequest()
         guard !argument.isEmpty else { return request }
@@ -298,9 +347,9 @@ enum RequestFuzz {
                 guard case .number(let number) = member, let count = number.int64Value, count >= 0
                 else { return nil }
                 if key == "since" { request.since = UInt64(count) } else { request.limit = UInt64(count) }
-            case "follow":
+            case "follow", "models":
                 guard case .bool(let flag) = member else { return nil }
-                request.follow = flag
+                if key == "follow" { request.follow = flag } else { request.models = flag }
             default:
                 return nil
             }

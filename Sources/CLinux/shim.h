@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <sys/random.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 
 extern int pthread_setname_np(pthread_t thread, const char *name);
 
@@ -125,6 +127,15 @@ static inline int mobiusd_aio_reap(uint64_t context, int64_t *result) {
 }
 static inline void mobiusd_aio_destroy(uint64_t context) {
     syscall(SYS_io_destroy, (aio_context_t)context);
+}
+
+// ioctl is variadic, which Swift cannot call: the terminal's size in rows and columns (TIOCGWINSZ).
+static inline int mobiusd_window_size(int fd, uint16_t *rows, uint16_t *columns) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) < 0) return -1;
+    *rows = size.ws_row;
+    *columns = size.ws_col;
+    return 0;
 }
 
 #endif

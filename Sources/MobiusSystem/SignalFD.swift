@@ -1,11 +1,13 @@
 /// Termination and reload signals delivered as readable events on a descriptor, so the reactor handles them in
 /// its epoll loop rather than in an async-signal handler. The corresponding C function is `signalfd`.
 package final class SignalFD: Sendable {
-    /// The signals the daemon handles. Every thread `SystemThread` starts has them blocked.
+    /// The signals the daemon (and `mobiusctl top`) handle. Every thread `SystemThread` starts has them blocked.
     package enum Signal: Int32, Sendable, CaseIterable {
         case terminate = 15  // SIGTERM
         case interrupt = 2  // SIGINT
         case hangUp = 1  // SIGHUP
+        /// The terminal changed size (`mobiusctl top` redraws).
+        case windowChange = 28  // SIGWINCH
     }
 
     package let fd: FileDescriptor

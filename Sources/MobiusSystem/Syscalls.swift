@@ -119,6 +119,36 @@ extension Syscall {
     static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1
     }
+
+    /// Turns off line editing and echo on a terminal (signals from keys stay on: Ctrl-C is still SIGINT), so that
+    /// each key can be read as it is pressed; returns the settings it had, as bytes for `setTerminalSettings`.
+    static func enterKeyMode(_ fd: Int32) -> Result<[UInt8], Errno> {
+        var saved = termios()
+        if case .failure(let errno) = status(.tcgetattr, fd: fd, { tcgetattr(fd, &saved) }) { return .failure(errno) }
+        var keys = saved
+        keys.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &keys.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        return status(.tcsetattr, fd: fd) { tcsetattr(fd, TCSANOW, &keys) }.map {
+            withUnsafeBytes(of: saved) { Array($0) }
+        }
+    }
+
+    /// Gives a terminal back the settings `enterKeyMode` returned.
+    static func setTerminalSettings(_ fd: Int32, _ bytes: [UInt8]) -> Result<Void, Errno> {
+        var settings = termios()
+        withUnsafeMutableBytes(of: &settings) { $0.copyBytes(from: bytes.prefix($0.count)) }
+        return status(.tcsetattr, fd: fd) { tcsetattr(fd, TCSANOW, &settings) }
+    }
+
+    /// The terminal's size in rows and columns.
+    static func windowSize(_ fd: Int32) -> Result<(rows: Int, columns: Int), Errno> {
+        var rows: UInt16 = 0
+        var columns: UInt16 = 0
+        return status(.ioctl, fd: fd) { mobiusd_window_size(fd, &rows, &columns) }.map { (Int(rows), Int(columns)) }
+    }
 }
 
 // MARK: - Files
@@ -638,6 +668,11 @@ extension Syscall {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             return fd
         }
+    }
+
+    /// Sets the calling thread's nice value (Linux keeps one per thread; `who` 0 is the calling thread).
+    static func setThreadNice(_ nice: Int32) -> Result<Void, Errno> {
+        status(.setpriority) { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
     }
 
     /// Names the calling thread (at most 15 bytes show) for `top`, `ps` and debuggers.

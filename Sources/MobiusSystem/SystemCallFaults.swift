@@ -4,7 +4,8 @@ internal import Synchronization
 package enum SystemCall: String, Sendable, CaseIterable {
     case accept4, access, bind, chmod, chown, connect, dup2, eventfd, fcntl, fdatasync, flock, fstat, fsync, ftruncate
     case getrlimit, getsockopt, kill, listen, lstat, mkdir, open, opendir, pipe2, poll, pread, pwrite, read, readdir
-    case readlink, rename, send, setrlimit, setsockopt, signalfd, socket, spawn, stat, unlink, waitpid, write
+    case readlink, rename, send, setpriority, setrlimit, setsockopt, signalfd, socket, spawn, stat, unlink, waitpid
+    case write, ioctl, tcgetattr, tcsetattr
     case epollCreate = "epoll_create1"
     case epollControl = "epoll_ctl"
     case epollWait = "epoll_wait"

@@ -64,6 +64,12 @@ package enum SystemThread {
 }
 
 extension SystemThread {
+    /// Gives the calling thread the nice value `nice` (1 to 19: lower priority than the process's other threads),
+    /// so that under CPU contention the others are scheduled first. The corresponding C function is `setpriority`.
+    package static func setCurrentNice(_ nice: Int32) throws(SystemError) {
+        try Syscall.setThreadNice(nice).mapError { SystemError(errno: $0, operation: "setpriority", subject: "") }.get()
+    }
+
     /// An identifier of the calling thread (`pthread_self`), to tell whether code runs on a given thread.
     package static var currentID: UInt {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: UInt(pthread_self()))))

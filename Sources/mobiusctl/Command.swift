@@ -4,16 +4,16 @@ import MobiusJSON
 enum Command: Equatable, Sendable {
     /// `send JSON`: one event.
     case send(JSONValue)
-    /// `model [--path PTR]`.
-    case model(path: String?)
+    /// `model [--path PTR] [--at N]`: the current model, or the model right after seq N.
+    case model(path: String?, at: UInt64? = nil)
     /// `watch [--path PTR]`: `subscribe`, streamed until the daemon ends it or Ctrl-C.
     case watch(path: String?)
     /// `status`.
     case status
     /// `monitor`: live trace, streamed.
     case monitor
-    /// `log [--since N] [--follow] [--limit K]`.
-    case log(since: UInt64?, follow: Bool, limit: UInt64?)
+    /// `log [--since N] [--follow] [--limit K] [--models]`.
+    case log(since: UInt64?, follow: Bool, limit: UInt64?, models: Bool = false)
     /// `hello`.
     case hello
     /// `ping`.
@@ -23,10 +23,16 @@ enum Command: Equatable, Sendable {
     case reload(timeout: Int)
     /// `plugin restart NAME`: starts a plugin again, a `failed` one too.
     case restartPlugin(String)
+    /// `metrics [--format F] [--output FILE]`: the counters and latencies as text (OpenMetrics, or `prometheus` for
+    /// node_exporter), on stdout or written to FILE in one step (a temporary file renamed over it).
+    case metrics(format: String?, output: String?)
+    /// `top`: a live view, refreshed each second, until `q`, Ctrl-C or the daemon's end.
+    case top
 
     /// The commands the tool knows, in help order (`help` included).
     static let names = [
-        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "metrics", "top",
+        "help",
     ]
 
     /// The command's name on mobiusctl's command line.
@@ -42,6 +48,8 @@ enum Command: Equatable, Sendable {
         case .ping: return "ping"
         case .reload: return "reload"
         case .restartPlugin: return "plugin"
+        case .metrics: return "metrics"
+        case .top: return "top"
         }
     }
 
@@ -49,7 +57,11 @@ enum Command: Equatable, Sendable {
     var requestLine: String {
         switch self {
         case .send(let event): return "send " + Self.compact(event)
-        case .model(let path): return Self.withPath("model", path)
+        case .model(let path, let at):
+            var members: [(String, JSONValue)] = []
+            if let path { members.append(("path", .string(path))) }
+            if let at { members.append(("at", .number(JSONNumber(at)))) }
+            return members.isEmpty ? "model" : "model " + Self.compact(.object(JSONObject(members)))
         case .watch(let path): return Self.withPath("subscribe", path)
         case .status: return "status"
         case .monitor: return "monitor"
@@ -57,11 +69,15 @@ enum Command: Equatable, Sendable {
         case .ping: return "ping"
         case .reload: return "reload"
         case .restartPlugin(let name): return "plugin " + Self.compact(["restart": .string(name)])
-        case .log(let since, let follow, let limit):
+        case .metrics(let format, _):
+            return format.map { "metrics " + Self.compact(["format": .string($0)]) } ?? "metrics"
+        case .top: return "metrics"
+        case .log(let since, let follow, let limit, let models):
             var members: [(String, JSONValue)] = []
             if let since { members.append(("since", .number(JSONNumber(since)))) }
             if follow { members.append(("follow", true)) }
             if let limit { members.append(("limit", .number(JSONNumber(limit)))) }
+            if models { members.append(("models", true)) }
             return members.isEmpty ? "log" : "log " + Self.compact(.object(JSONObject(members)))
         }
     }
@@ -88,7 +104,7 @@ enum Command: Equatable, Sendable {
     var endsByInterrupt: Bool {
         switch self {
         case .watch, .monitor: return true
-        case .log(_, let follow, _): return follow
+        case .log(_, let follow, _, _): return follow
         default: return false
         }
     }

@@ -23,12 +23,14 @@ struct ControlClient {
             return ExitStatus.unreachable
         }
         defer { fd.close() }
+        if case .top = command { return TopSession(fd: fd, socket: socket, console: console).run() }
         // Without the handler Ctrl-C simply ends the process; a stream should end quietly with status 0 instead.
         if command.endsByInterrupt { try? InterruptRequest.catchSignal(shuttingDown: fd) }
         do {
             if let seconds = command.replyTimeout { try fd.setReceiveTimeout(seconds: seconds) }
             // The write end stays open: the daemon keeps streams only while we might still send.
             try fd.writeAllInterruptibly(Array((command.requestLine + "\n").utf8), socket: true)
+            if case .metrics(_, let output) = command { return try metricsText(LineReader(fd: fd), output: output) }
             return try converse(LineReader(fd: fd))
         } catch {
             if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
@@ -96,6 +98,50 @@ struct ControlClient {
             return ExitStatus.unreachable
         }
         return ExitStatus.success  // watch and monitor: the daemon ended the stream (it stopped)
+    }
+
+    /// Prints the text `metrics` answers through its `# EOF` line, whatever the output mode: it is not JSON; or, with
+    /// `output`, writes it there once it is whole. An error reply is a JSON line instead.
+    private func metricsText(_ lines: LineReader, output: String?) throws(SystemError) -> Int32 {
+        var lines = lines
+        var text: [UInt8] = []
+        while let line = try lines.nextLine() {
+            if text.isEmpty, line.first == UInt8(ascii: "{"), let value = try? Self.lineParser.parse(line) {
+                console.error(HumanFormat.error(value))
+                return ExitStatus.errorReply
+            }
+            text += line
+            text.append(UInt8(ascii: "\n"))
+            if output == nil { console.out(line) }
+            guard line.elementsEqual("# EOF".utf8) else { continue }
+            guard let output else { return ExitStatus.success }
+            do {
+                try Self.replace(output, with: text)
+                return ExitStatus.success
+            } catch {
+                console.error("cannot write \(output): \(error.reason); it is left as it was")
+                return ExitStatus.outputFailed
+            }
+        }
+        console.error("\(socketPath): mobiusd closed the connection before the end of the metrics")
+        return ExitStatus.unreachable
+    }
+
+    /// Writes `bytes` to `path` in one step for its readers (node_exporter's textfile collector): to a temporary
+    /// file beside it, synced, then renamed over it; a failure removes the temporary file.
+    static func replace(_ path: String, with bytes: [UInt8]) throws(SystemError) {
+        let temporary = path + ".tmp"
+        try? FileSystem.remove(temporary)
+        do throws(SystemError) {
+            let fd = try FileDescriptor.openFile(temporary, .createNew(mode: 0o644))
+            defer { fd.close() }
+            try fd.writeAll(bytes, at: 0)
+            try fd.synchronize()
+            try FileSystem.rename(temporary, to: path)
+        } catch {
+            try? FileSystem.remove(temporary)
+            throw error
+        }
     }
 
     private func show(_ rendering: Rendering) {

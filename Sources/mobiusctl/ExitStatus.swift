@@ -8,4 +8,6 @@ enum ExitStatus {
     static let usage: Int32 = 2
     /// The daemon could not be reached, closed the connection before answering, or did not answer in time.
     static let unreachable: Int32 = 3
+    /// `metrics --output FILE` could not write FILE (it is left as it was).
+    static let outputFailed: Int32 = 4
 }

@@ -9,16 +9,22 @@ enum HelpText {
 
         Commands:
           send JSON               send one event; prints its seq
-          model [--path PTR]      print the model, or the value at a JSON Pointer
+          model [--path PTR] [--at N]
+                                  print the model, or the value at a JSON Pointer; with --at, as it was
+                                  right after seq N
           watch [--path PTR]      print the model and each change until the daemon stops or Ctrl-C
           status                  print the daemon's counters
           monitor                 print a live trace of events, models and effects until Ctrl-C
-          log [--since N] [--follow] [--limit K]
-                                  print the journaled events after seq N
+          log [--since N] [--follow] [--limit K] [--models]
+                                  print the journaled events after seq N (with --models, each one's model)
           hello                   print the daemon's name, version, app and seq
           ping                    wait until the daemon has handled everything before; print its seq
           reload [--timeout S]    make the daemon read its config again and wait (up to S s, 90) for the outcome
           plugin restart NAME     start plugin NAME again, a failed one too
+          metrics [--format F] [--output FILE]
+                                  print the counters and latencies (F: openmetrics, the default, or prometheus),
+                                  or write them to FILE in one step
+          top                     show events/s, ack latency, queues, plugins, journal, refreshed each second
           help [COMMAND]          print this help, or a command's (also: mobiusctl COMMAND --help)
 
         Options (before or after the command):
@@ -34,7 +40,8 @@ enum HelpText {
 
         Exit status: 0 ok; 1 the daemon answered with an error (for reload: the config was refused);
         2 usage error or invalid JSON; 3 the daemon could not be reached, closed the connection before answering,
-        or did not answer reload within its timeout (90 s unless --timeout says).
+        or did not answer reload within its timeout (90 s unless --timeout says), or went away during top;
+        4 metrics --output could not write its file.
         """
 
     /// Help for one command, or `nil` when there is no such command.
@@ -54,6 +61,9 @@ enum HelpText {
 
                 Prints the current model (indented JSON) after a "seq N" line.
                   --path PTR   only the value at this JSON Pointer (e.g. /items/0); null when absent
+                  --at N       the model as it was right after seq N: the daemon replays its journal from the
+                               newest snapshot at or before N. A seq no longer kept, in the future or in a
+                               damaged part of the journal is an error that says which (exit 1).
                 """
         case "watch":
             return """
@@ -86,6 +96,7 @@ enum HelpText {
                   --since N    start after seq N
                   --follow     keep printing new events until --limit is reached or Ctrl-C (exit 0)
                   --limit K    stop after K events
+                  --models     each line also shows the model right after its event ("model M")
                 The daemon answers Unavailable when it keeps no history; mobiusctl then exits 1.
                 """
         case "hello":
@@ -120,6 +131,27 @@ enum HelpText {
                 "plugin NAME: STATE". A failed plugin (its restart budget spent) starts again with a fresh
                 budget. An unknown NAME exits 1.
                 """
+        case "metrics":
+            return """
+                Usage: \(usage("metrics"))
+
+                Prints the daemon's counters and latency histograms as text ending in "# EOF": events
+                accepted and rejected, pass, commit and fdatasync latencies, queues, plugins, journal, RSS.
+                  --format F     openmetrics (the default: OpenMetrics 1.0) or prometheus (the text format
+                                 node_exporter's textfile collector and promtool read)
+                  --output FILE  write the text to FILE instead, in one step (a temporary FILE.tmp beside it,
+                                 synced, renamed over FILE), as a textfile collector wants; exit 4 if it cannot
+                """
+        case "top":
+            return """
+                Usage: \(usage("top"))
+
+                Shows the app and seq, events/s, ack latency p50/p99 (of the loop's passes), queue depth,
+                subscribers, journal size, snapshot age and each plugin's state, in flight, handled,
+                failed and restarts, refreshed each second. q quits (Ctrl-C too); exit 0. When stdout is
+                not a terminal it prints one line per second until Ctrl-C or SIGTERM. If the daemon goes
+                away it says so on stderr and exits 3.
+                """
         case "help":
             return """
                 Usage: \(usage("help"))
@@ -136,11 +168,12 @@ enum HelpText {
         let prefix = "mobiusctl [--socket PATH | --app NAME] [--json | --human]"
         switch command {
         case "send": return "\(prefix) send JSON"
-        case "model": return "\(prefix) model [--path PTR]"
+        case "model": return "\(prefix) model [--path PTR] [--at N]"
         case "watch": return "\(prefix) watch [--path PTR]"
-        case "log": return "\(prefix) log [--since N] [--follow] [--limit K]"
+        case "log": return "\(prefix) log [--since N] [--follow] [--limit K] [--models]"
         case "reload": return "\(prefix) reload [--timeout SECONDS]"
         case "plugin": return "\(prefix) plugin restart NAME"
+        case "metrics": return "\(prefix) metrics [--format openmetrics|prometheus] [--output FILE]"
         case "help": return "mobiusctl help [COMMAND]"
         case let name? where Command.names.contains(name): return "\(prefix) \(name)"
         default: return "\(prefix) COMMAND [OPTIONS]  (mobiusctl --help lists the commands)"

@@ -34,6 +34,8 @@ enum HumanFormat {
             return Rendering(output: output)
         case .restartPlugin(let name):
             return Rendering(output: ["plugin \(name): " + (reply["state"]?.stringValue ?? "?")])
+        case .metrics, .top:
+            return Rendering()  // their replies are text, read by `ControlClient.metricsText` and `TopSession`
         }
     }
 
@@ -54,7 +56,8 @@ enum HumanFormat {
             return Rendering(notes: ["end of log at seq \(seq ?? "?")"])
         case .log where seq != nil:
             let time = item["time"]?.stringValue ?? "-"
-            return Rendering(output: ["seq \(seq!)  \(time)  " + PrettyJSON.compact(item["event"] ?? .null)])
+            let model = item["model"].map { "  model " + PrettyJSON.compact($0) } ?? ""
+            return Rendering(output: ["seq \(seq!)  \(time)  " + PrettyJSON.compact(item["event"] ?? .null) + model])
         default:
             return Rendering(output: [PrettyJSON.compact(item)])
         }
@@ -125,7 +128,7 @@ enum HumanFormat {
 }
 
 extension String {
-    fileprivate func padding(to width: Int) -> String {
+    func padding(to width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 

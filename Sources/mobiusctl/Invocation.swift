@@ -139,10 +139,10 @@ struct Invocation: Equatable, Sendable {
                     }
                     app = value
                 }
-            case "--follow":
-                if inline != nil { record(UsageError("--follow takes no value", command: commandName)) }
+            case "--follow", "--models":
+                if inline != nil { record(UsageError("\(name) takes no value", command: commandName)) }
                 commandOptions.append((name, nil))
-            case "--path", "--since", "--limit", "--timeout":
+            case "--path", "--since", "--limit", "--timeout", "--format", "--output", "--at":
                 if let value = value(for: name, inline: inline) { commandOptions.append((name, value)) }
             default:
                 record(UsageError("unknown option \(name)", command: commandName))
@@ -187,10 +187,12 @@ extension Command {
     {
         let allowed: [String]
         switch name {
-        case "model", "watch": allowed = ["--path"]
-        case "log": allowed = ["--since", "--follow", "--limit"]
+        case "model": allowed = ["--path", "--at"]
+        case "watch": allowed = ["--path"]
+        case "log": allowed = ["--since", "--follow", "--limit", "--models"]
         case "reload": allowed = ["--timeout"]
-        case "send", "status", "monitor", "hello", "ping", "plugin": allowed = []
+        case "metrics": allowed = ["--format", "--output"]
+        case "send", "status", "monitor", "hello", "ping", "plugin", "top": allowed = []
         default: throw UsageError("unknown command \"\(name)\"", command: nil)
         }
         if let option = options.first(where: { !allowed.contains($0.name) }) {
@@ -233,14 +235,27 @@ extension Command {
                     throw UsageError("--path \"\(path)\" is not a JSON Pointer: \(error.message)", command: name)
                 }
             }
-            self = name == "model" ? .model(path: path) : .watch(path: path)
+            self =
+                name == "model"
+                ? .model(path: path, at: try Self.count(values["--at"], option: "--at", command: name))
+                : .watch(path: path)
         case "log":
             self = .log(
                 since: try Self.count(values["--since"], option: "--since"),
                 follow: values["--follow"] != nil,
-                limit: try Self.count(values["--limit"], option: "--limit"))
+                limit: try Self.count(values["--limit"], option: "--limit"),
+                models: values["--models"] != nil)
         case "status": self = .status
         case "monitor": self = .monitor
+        case "top": self = .top
+        case "metrics":
+            let format = values["--format"]
+            if let format, !Self.metricsFormats.contains(format) {
+                throw UsageError("--format takes openmetrics or prometheus, not \"\(format)\"", command: name)
+            }
+            let output = values["--output"]
+            if output?.isEmpty == true { throw UsageError("--output needs a file name", command: name) }
+            self = .metrics(format: format, output: output)
         case "hello": self = .hello
         case "reload":
             let timeout = values["--timeout"].map { Int($0) } ?? Self.defaultReloadTimeout
@@ -253,6 +268,9 @@ extension Command {
         default: self = .ping
         }
     }
+
+    /// The formats `metrics --format` takes.
+    static let metricsFormats = ["openmetrics", "prometheus"]
 
     /// How long `reload` waits for its answer unless `--timeout` says: systemd's default for `ExecReload=`.
     static let defaultReloadTimeout = 90
@@ -272,10 +290,10 @@ extension Command {
         }
     }
 
-    private static func count(_ text: String?, option: String) throws(UsageError) -> UInt64? {
+    private static func count(_ text: String?, option: String, command: String = "log") throws(UsageError) -> UInt64? {
         guard let text else { return nil }
         guard let value = UInt64(text), value <= UInt64(Int64.max) else {
-            throw UsageError("\(option) needs a whole number ≥ 0, not \"\(text)\"", command: "log")
+            throw UsageError("\(option) needs a whole number ≥ 0, not \"\(text)\"", command: command)
         }
         return value
     }

@@ -244,6 +244,7 @@ struct DaemonCommandTests {
         let names = Set(help["commands"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         let expected: Set<String> = [
             "send", "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit",
+            "metrics",
         ]
         #expect(expected.isSubset(of: names), "missing: \(expected.subtracting(names))")
     }

@@ -7,7 +7,7 @@ import Testing
     /// `MOBIUSD_DEBUG_SYSCALL_FAULTS` (docs/reliability.md, "Soak"): a debug build fails every Nth call of the kind
     /// it names, so that the soak can fail fdatasync in a running daemon; a malformed value stops the start, naming
     /// the variable.
-    @Suite(.serialized, .timeLimit(.minutes(3)))
+    @Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
     struct DebugSystemCallFaultTests {
         func environment(_ faults: String) -> [String: String] {
             ["PATH": SystemProcess.environment("PATH") ?? "/usr/bin:/bin", "MOBIUSD_DEBUG_SYSCALL_FAULTS": faults]

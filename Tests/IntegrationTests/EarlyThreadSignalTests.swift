@@ -5,7 +5,7 @@ import Testing
 /// The daemon reads SIGTERM, SIGINT and SIGHUP from a signalfd, which only works while no thread has them unblocked:
 /// a thread that does takes their default action and ends the process. Every thread SystemThread starts is born
 /// with them blocked, so a thread started before the signalfd exists (the log's once was) cannot bring that back.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct EarlyThreadSignalTests {
     @Test func aThreadStartedBeforeTheSignalsAreBlockedDoesNotTakeSIGHUP() throws {
         let scratch = DaemonScratch()

@@ -11,12 +11,14 @@ struct HostileReaderTests {
     /// 512 KiB reply, far below what a daemon that answers every line it has read reaches (for `model`, gigabytes
     /// within seconds; for `status`, tens of MiB per second).
     static let growthLimit = 24 << 20
+    /// The floods' socket settings: a 1 MiB output bound, and the stall timeout scaled as the floods' windows are.
+    static let socket = #""maxOutputBytes":1048576,"stallTimeout":\#(DaemonTraffic.stallTimeout)"#
 
     @Test(arguments: ["model", "status"])
     func clientThatNeverReadsCannotGrowTheDaemon(command: String) throws {
         let blob = String(repeating: "x", count: 512 << 10)
         let daemon = try DaemonProcess.start(
-            config: #"{"update":{"builtin":"store"},"model":{"blob":"\#(blob)"},"socket":{"maxOutputBytes":1048576}}"#,
+            config: #"{"update":{"builtin":"store"},"model":{"blob":"\#(blob)"},"socket":{\#(Self.socket)}}"#,
             extraArguments: ["--ephemeral"])
         let other = try daemon.connect()
         #expect(try other.request(command).ok == true)
@@ -61,7 +63,7 @@ struct HostileReaderTests {
     /// answering others.
     @Test func durableEventFloodThatNeverReadsCannotGrowTheDaemon() throws {
         let sandbox = JournalSandbox()
-        let daemon = try sandbox.start(state: #""logWindowBytes":1048576"#, socket: #""maxOutputBytes":1048576"#)
+        let daemon = try sandbox.start(state: #""logWindowBytes":1048576"#, socket: Self.socket)
         let other = try daemon.connect()
         let baseline = try daemon.residentBytes()
         let flooder = try daemon.connect()

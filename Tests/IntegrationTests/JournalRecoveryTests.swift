@@ -127,7 +127,8 @@ struct JournalRecoveryTests {
         #expect(try client.request(Self.increment).seq == head + 1, "seq continues")
     }
 
-    /// Three clients send small pipelined batches until the daemon is SIGKILLed a few ms in; returns the acked seqs.
+    /// Three clients send small pipelined batches until the daemon is SIGKILLed a few ms in (scaled under a
+    /// sanitizer, where each pass takes longer); returns the acked seqs.
     static func loadThenKill(_ daemon: DaemonProcess, round: Int) throws -> [Int64] {
         let recorded = AckedSeqs()
         let group = DispatchGroup()
@@ -151,7 +152,7 @@ struct JournalRecoveryTests {
                 }
             }
         }
-        try SystemClock.sleep(nanoseconds: UInt64(5 + (round * 7) % 60) * 1_000_000)
+        try SystemClock.sleep(nanoseconds: TestTime.scaled(nanoseconds: UInt64(5 + (round * 7) % 60) * 1_000_000))
         daemon.send(signal: SIGKILL)
         _ = try daemon.waitForExit()
         group.wait()

@@ -60,7 +60,8 @@ struct MakeInstallTests {
         for wanted in [
             "usr/bin/mobiusd", "usr/bin/mobiusctl", "usr/lib/systemd/system/mobiusd.service",
             "usr/lib/systemd/system/mobiusd.socket", "usr/lib/systemd/system/mobiusd@.service",
-            "usr/lib/systemd/system/mobiusd@.socket", "usr/lib/systemd/user/mobiusd@.service",
+            "usr/lib/systemd/system/mobiusd@.socket", "usr/lib/systemd/system/mobiusd-metrics@.service",
+            "usr/lib/systemd/system/mobiusd-metrics@.timer", "usr/lib/systemd/user/mobiusd@.service",
             "usr/lib/systemd/user/mobiusd@.socket", "usr/lib/sysusers.d/mobiusd.conf", "usr/share/man/man8/mobiusd.8",
             "usr/share/man/man1/mobiusctl.1",
             "usr/share/doc/mobiusd/README.md", "usr/share/doc/mobiusd/systemd.md",

@@ -58,11 +58,8 @@ struct MobiusctlControlTests {
     /// The user unit's `ExecReload=` as systemd runs it (`%t` the runtime directory, `%i` the instance), against a
     /// daemon on the unit's socket: what `systemctl --user reload` waits for and hands on.
     @Test func theUserUnitsExecReloadFailsWhenTheConfigIsRefused() throws {
-        let unit = try String(
-            contentsOfFile: "\(DocCatalog.packageDirectory)/systemd/user/mobiusd@.service", encoding: .utf8)
-        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecReload=") })
-        let words = line.dropFirst("ExecReload=".count).split(separator: " ").map(String.init)
-        #expect(words.first == "/usr/local/bin/mobiusctl", "\(line)")
+        let words = try CtlSandbox.unitCommand("user/mobiusd@.service", "ExecReload")
+        #expect(words.first == "/usr/local/bin/mobiusctl", "\(words)")
         let sandbox = CtlSandbox()
         let runtime = try #require(sandbox.environment["XDG_RUNTIME_DIR"])
         let arguments = words.dropFirst().map {

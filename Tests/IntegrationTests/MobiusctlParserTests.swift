@@ -149,6 +149,11 @@ import Testing
         #expect(try line(["reload"]) == "reload")
         #expect(try line(["plugin", "restart", "fx"]) == #"plugin {"restart":"fx"}"#)
         #expect(try line(["plugin", "restart", "--", "-odd\"name"]) == #"plugin {"restart":"-odd\"name"}"#)
+        #expect(try line(["metrics"]) == "metrics")
+        #expect(
+            try line(["metrics", "--format=prometheus", "--output", "m.prom"]) == #"metrics {"format":"prometheus"}"#)
+        #expect(try line(["top"]) == "metrics")
+        #expect(try parse(["metrics", "--output", "m.prom"]).action == .run(.metrics(format: nil, output: "m.prom")))
     }
 
     @Test(arguments: [
@@ -158,6 +163,12 @@ import Testing
         (["plugin", "restart", "a", "b"], "plugin restart takes one plugin name"),
         (["plugin", "stop", "fx"], "unknown plugin action \"stop\" (plugin restart NAME)"),
         (["reload", "--path", "/a"], "reload does not take --path"),
+        (["metrics", "--format", "json"], "--format takes openmetrics or prometheus, not \"json\""),
+        (["metrics", "--output="], "--output needs a file name"),
+        (["metrics", "--format"], "--format needs a value"),
+        (["top", "--format", "prometheus"], "top does not take --format"),
+        (["top", "now"], "top takes no argument \"now\""),
+        (["status", "--output", "x"], "status does not take --output"),
     ])
     func controlCommandUsageErrors(arguments: [String], message: String) {
         #expect(usageError(arguments)?.message == message, "\(arguments)")

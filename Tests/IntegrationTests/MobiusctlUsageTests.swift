@@ -4,7 +4,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.scaled(minutes: 2)))
 struct MobiusctlUsageTests {
     static let commands = [
-        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "metrics", "top",
+        "help",
     ]
 
     @Test func toolHelpListsEveryCommandAndTheExitStatuses() throws {

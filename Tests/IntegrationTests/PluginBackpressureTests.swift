@@ -21,6 +21,10 @@ struct PluginBackpressureTests {
         return entry
     }
 
+    /// The bursts' socket settings: their client reads no reply before it has sent every line, while the plugin's
+    /// queue pushes back, so the stall timeout is scaled as the tests' waits are.
+    static let socket: JSONValue = ["stallTimeout": .number(JSONNumber(DaemonTraffic.stallTimeout))]
+
     /// Sends `lines` pipelined and reads every reply; returns the replies.
     private func pipeline(_ lines: [String], on client: DaemonLineClient) throws -> [DaemonReply] {
         try client.send(lines: lines)
@@ -31,7 +35,9 @@ struct PluginBackpressureTests {
     /// plugin with the default concurrency (64) and a small `maxQueued`, all run.
     @Test func builtInUpdateBurstRunsEveryEffect() throws {
         let fx = PluginFixtures.behave(options: ["effects": ["beep"]], ["maxQueued": 256])
-        let config: JSONValue = ["app": "burst", "update": ["builtin": "counter"], "plugins": ["fx": fx]]
+        let config: JSONValue = [
+            "app": "burst", "update": ["builtin": "counter"], "plugins": ["fx": fx], "socket": Self.socket,
+        ]
         let daemon = try DaemonProcess.start(config: String(decoding: config.encoded(), as: UTF8.self))
         let client = try daemon.connect()
         let replies = try pipeline(Array(repeating: #"{"type":"decrement"}"#, count: 20_000), on: client)
@@ -46,7 +52,7 @@ struct PluginBackpressureTests {
     /// applied.
     @Test func updatePluginChainRunsEveryEffect() throws {
         let fx = PluginFixtures.behave(options: [:], ["maxQueued": 256])
-        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx]))
+        let daemon = try DaemonProcess.start(config: PluginFixtures.config(plugins: ["fx": fx], socket: Self.socket))
         let client = try daemon.connect()
         let event = PluginFixtures.emit(["type": "job", "do": "events"])
         let replies = try pipeline(Array(repeating: event, count: 20_000), on: client)

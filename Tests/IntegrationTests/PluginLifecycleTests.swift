@@ -20,9 +20,13 @@ struct PluginLifecycleTests {
         ("exit-early", "exit status 3"), ("silent", "did not answer initialize"), ("garbage", "not JSON"),
     ])
     func failedHandshakeRestartsUntilTheStartLimit(mode: String, reason: String) throws {
-        let restart: JSONValue = ["initialDelay": 0.02, "maxDelay": 0.05, "burst": 3, "interval": 60]
-        // A sanitized daemon starts the plugin slower: the handshake's time is scaled, or `exit-early` could time out.
+        // A sanitized daemon starts the plugin slower: the handshake's time is scaled, or `exit-early` could time out,
+        // and so is the start limit's interval, or three `silent` starts would no longer fit in it.
         let startTimeout = JSONValue.number(JSONNumber(2 * TestTime.scale))
+        let interval = 60 * TestTime.scale
+        let restart: JSONValue = [
+            "initialDelay": 0.02, "maxDelay": 0.05, "burst": 3, "interval": .number(JSONNumber(interval)),
+        ]
         let entry = PluginFixtures.behave(
             options: ["mode": .string(mode)],
             ["restart": restart, "startTimeout": startTimeout, "onError": ["type": "failed"]])
@@ -33,7 +37,8 @@ struct PluginLifecycleTests {
         #expect(try worker(client)?["restarts"] == 2, "3 starts: the first and 2 restarts")
         // The log is written by its own thread: it may trail the state `status` reports.
         try DaemonTraffic.eventually("the log says why and that the start limit was reached") {
-            daemon.standardError.contains(reason) && daemon.standardError.contains("failed: 3 starts within 60.0 s")
+            daemon.standardError.contains(reason)
+                && daemon.standardError.contains("failed: 3 starts within \(Double(interval)) s")
         }
         #expect(daemon.isRunning, "a failed plugin does not take the daemon down")
         try daemon.terminate()

@@ -19,7 +19,7 @@ struct SystemdUnitTests {
         let scratch = DaemonScratch()
         let source = subdirectory.isEmpty ? unitDirectory : "\(unitDirectory)/\(subdirectory)"
         let names = try FileManager.default.contentsOfDirectory(atPath: source)
-            .filter { $0.hasSuffix(".service") || $0.hasSuffix(".socket") }.sorted()
+            .filter { $0.hasSuffix(".service") || $0.hasSuffix(".socket") || $0.hasSuffix(".timer") }.sorted()
         for name in names {
             let text = try String(contentsOfFile: "\(source)/\(name)", encoding: .utf8)
             let built = URL(fileURLWithPath: DaemonSpawn.mobiusdPath).deletingLastPathComponent().path
@@ -47,7 +47,11 @@ struct SystemdUnitTests {
     @Test("the system units pass systemd-analyze verify")
     func systemUnitsVerify() throws {
         let (scratch, names) = try Self.copyUnits()
-        #expect(names == ["mobiusd.service", "mobiusd.socket", "mobiusd@.service", "mobiusd@.socket"])
+        #expect(
+            names == [
+                "mobiusd-metrics@.service", "mobiusd-metrics@.timer", "mobiusd.service", "mobiusd.socket",
+                "mobiusd@.service", "mobiusd@.socket",
+            ])
         let run = try Self.analyze(["verify", "--man=no"] + names.map(Self.instance), in: scratch)
         #expect(run.exit == .exited(0), "\(run.stdout)\(run.stderr)")
         #expect(run.stderr.isEmpty, "\(run.stderr)")
@@ -64,7 +68,7 @@ struct SystemdUnitTests {
 
     @Test(
         "the system services score at most 2.0 in systemd-analyze security",
-        arguments: ["mobiusd.service", "mobiusd@.service"])
+        arguments: ["mobiusd.service", "mobiusd@.service", "mobiusd-metrics@.service"])
     func exposure(service: String) throws {
         let (scratch, _) = try Self.copyUnits()
         let run = try Self.analyze(["security", "--offline=yes", Self.instance(service)], in: scratch)

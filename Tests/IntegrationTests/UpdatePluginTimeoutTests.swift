@@ -1,11 +1,12 @@
 import MobiusJSON
 import MobiusSystem
+import MobiusTestSupport
 import Testing
 
 /// docs/plugins.md, "Update plugins": an update request unanswered within the plugin's `updateTimeout` ends the plugin
 /// as a crash on that request would (SIGTERM to its group, a restart under its policy, the poison-event rules), and
 /// `status`, `ping` and `hello` of other connections are answered while the loop waits for it.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.scaled(minutes: 3)))
 struct UpdatePluginTimeoutTests {
     /// A daemon whose update is behave.py with `updateTimeout` seconds; `hangs` is the file it writes a line to each
     /// time it starts to hang.

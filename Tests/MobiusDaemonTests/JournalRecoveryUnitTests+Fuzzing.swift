@@ -110,6 +110,23 @@ extension JournalRecoveryUnitTests {
         #expect(try FileSystem.fileSize(renamed) == Int64(16 + 2 * 31), "records 6 and 7 are still there")
     }
 
+    @Test("a headerless last segment renamed below its records, with no journal before it, is kept")
+    func aHeaderlessSegmentRenamedBelowItsRecordsIsKept() throws {
+        let directory = try TemporaryDirectory(prefix: "journal-unit")
+        defer { directory.remove() }
+        // Records 6 and 7 at the segment's start, where a segment named 4 could hold only seq 4.
+        let only = try segment(directory, firstSeq: 6, seqs: 6...7)
+        try flip(only, at: 0)
+        let renamed = directory.file(JournalSegment.name(firstSeq: 4))
+        try FileSystem.rename(only, to: renamed)
+        #expect {
+            _ = try recover(directory)
+        } throws: { error in
+            "\(error)".contains("\(renamed) is damaged at byte 0: the segment header is not valid")
+        }
+        #expect(try FileSystem.fileSize(renamed) == Int64(16 + 2 * 31), "records 6 and 7 are still there")
+    }
+
     @Test("a damaged snapshot named seq 0 needs nothing to stand in for it: every start gives the same outcome")
     func aDamagedSnapshotOfSeqZeroIsSkippedEveryTime() throws {
         let directory = try TemporaryDirectory(prefix: "journal-unit")

@@ -114,6 +114,9 @@ public struct DaemonConfig: Sendable {
     /// Bytes of recent journal records kept in memory for `log` readers at the head (and, with `--ephemeral`, all
     /// the history `log` serves), from `state.logWindowBytes`; default 8 MiB.
     public var logWindowBytes = 8 << 20
+    /// Model snapshots kept on disk, the newest included, from `state.keepSnapshots`; default 2. Compaction keeps
+    /// the journal records after the oldest of them, so `model {"at":N}` reaches back that far.
+    public var keepSnapshots = 2
     /// The config file it came from, if any.
     public var file: String?
 
@@ -216,6 +219,7 @@ public struct DaemonConfig: Sendable {
             snapshotBytes = try state.integer("snapshotBytes", range: 4096...(1 << 40)) ?? snapshotBytes
             segmentBytes = try state.integer("segmentBytes", range: 4096...(1 << 40)) ?? segmentBytes
             logWindowBytes = try state.integer("logWindowBytes", range: 0...(1 << 34)) ?? logWindowBytes
+            keepSnapshots = try state.integer("keepSnapshots", range: 2...100_000) ?? keepSnapshots
             try state.rejectUnknownKeys()
         }
         try top.rejectUnknownKeys()

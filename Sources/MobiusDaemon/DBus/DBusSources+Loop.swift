@@ -10,7 +10,7 @@ extension DBusSources {
             do {
                 loop.enqueue(.event(try loop.decodeEvent(json), json: json, source: .dbus, ticket: nil))
             } catch {
-                stats.sourceEventsRejected.add(1, ordering: .relaxed)
+                stats.rejectedUndecodable(from: .dbus)
                 log.limited(
                     "event rejected", .warning,
                     "event from mobiusd.dbus.call rejected: \(EventRejection.message(for: error))")
@@ -35,7 +35,7 @@ extension DBusSources {
                     let event = try loop.decodeEvent(delivery.event)
                     return .event(event, json: delivery.event, source: .dbus, ticket: nil)
                 } catch {
-                    stats.sourceEventsRejected.add(1, ordering: .relaxed)
+                    stats.rejectedUndecodable(from: .dbus)
                     log.limited(
                         "event rejected", .warning,
                         "event from D-Bus source \(delivery.source) rejected: \(EventRejection.message(for: error))")

@@ -14,9 +14,10 @@ extension DaemonJournal: PassCommitHook {
         if writer != nil && reactor != nil && SystemProcess.monotonicNanoseconds() < retryNotBefore { return nil }
         snapshotIfDue()
         var records = pass.takeRecords()
+        let models = pass.takeModels()
         guard let writer else {
             // Ephemeral: the window is the whole history, and its records never leave memory (no checksums).
-            committed(&records, seqs: seqs)
+            committed(&records, seqs: seqs, models: models)
             pass.returnBuffer(&records)
             return .committed
         }
@@ -26,7 +27,7 @@ extension DaemonJournal: PassCommitHook {
         } catch {
             return failed(error)
         }
-        committed(&records, seqs: seqs)
+        committed(&records, seqs: seqs, models: models)
         pass.returnBuffer(&records)
         scheduleBatchSync()
         return .committed
@@ -54,9 +55,10 @@ extension DaemonJournal: PassCommitHook {
         }
         snapshotIfDue()
         var records = pass.takeRecords()
+        let models = pass.takeModels()
         JournalRecord.seal(&records)
         if let backgroundSync, syncing == nil, records.count <= Self.backgroundSyncBytes,
-            syncInBackground(records, seqs: seqs, writer: writer, sync: backgroundSync, done: done)
+            syncInBackground(records, seqs: seqs, models: models, writer: writer, sync: backgroundSync, done: done)
         {
             return
         }
@@ -73,7 +75,7 @@ extension DaemonJournal: PassCommitHook {
                 case .success:
                     finish.value(.committed)
                     var records = sealed
-                    journal.value.committed(&records, seqs: seqs)
+                    journal.value.committed(&records, seqs: seqs, models: models)
                 case .failure(let error):
                     finish.value(journal.value.failed(error))
                 }
@@ -92,15 +94,18 @@ extension DaemonJournal: PassCommitHook {
     struct SyncingPass {
         let records: [UInt8]
         let seqs: ClosedRange<UInt64>
+        let models: [JSONValue]
         let fd: FileDescriptor
         let done: (CommitOutcome) -> Void
+        /// When its fdatasync was handed to the kernel (monotonic nanoseconds).
+        let submittedAt: UInt64
     }
 
     /// Writes a small pass and hands its fdatasync to the kernel; `false` when the pass must go to the journal
     /// thread instead (a new segment is due: starting one syncs the state directory).
     private func syncInBackground(
-        _ records: [UInt8], seqs: ClosedRange<UInt64>, writer: JournalWriter, sync: AsyncDataSync,
-        done: @escaping (CommitOutcome) -> Void
+        _ records: [UInt8], seqs: ClosedRange<UInt64>, models: [JSONValue], writer: JournalWriter,
+        sync: AsyncDataSync, done: @escaping (CommitOutcome) -> Void
     ) -> Bool {
         let fd: FileDescriptor
         do {
@@ -110,6 +115,7 @@ extension DaemonJournal: PassCommitHook {
             abandonThenFail(error, writer: writer, done: done)
             return true
         }
+        let submittedAt = SystemProcess.monotonicNanoseconds()
         do {
             try sync.submit(fd)
         } catch {
@@ -120,7 +126,8 @@ extension DaemonJournal: PassCommitHook {
             abandonThenFail(error, writer: writer, done: done)
             return true
         }
-        syncing = SyncingPass(records: records, seqs: seqs, fd: fd, done: done)
+        syncing = SyncingPass(
+            records: records, seqs: seqs, models: models, fd: fd, done: done, submittedAt: submittedAt)
         return true
     }
 
@@ -138,11 +145,12 @@ extension DaemonJournal: PassCommitHook {
         syncing = nil
         switch outcome {
         case .success:
-            writer?.synced(byteCount: pass.records.count, lastSeq: pass.seqs.upperBound)
+            let elapsed = SystemProcess.monotonicNanoseconds() &- pass.submittedAt
+            writer?.synced(byteCount: pass.records.count, lastSeq: pass.seqs.upperBound, nanoseconds: elapsed)
             // The pass's replies go out first; the window and counters follow before any other pass can run.
             pass.done(.committed)
             var records = pass.records
-            committed(&records, seqs: pass.seqs)
+            committed(&records, seqs: pass.seqs, models: pass.models)
         case .failure(let error):
             guard let writer else {
                 pass.done(failed(error))
@@ -174,11 +182,17 @@ extension DaemonJournal: PassCommitHook {
         return backgroundSync == nil ? "journal thread" : "kernel background"
     }
 
-    /// Leaves `records` as `RecentRecords.append` does: as it was when the window copied them, else empty.
-    private func committed(_ records: inout [UInt8], seqs: ClosedRange<UInt64>) {
+    /// Leaves `records` as `RecentRecords.append` does: as it was when the window copied them, else empty. `models`
+    /// are the loop's models after the pass's last events, for `log {"models":true}` streams at the head.
+    private func committed(_ records: inout [UInt8], seqs: ClosedRange<UInt64>, models: [JSONValue]) {
         committedSeq = seqs.upperBound
         snapshots.committed(events: seqs.count, bytes: records.count)
         window.append(&records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
+        if logStreams.hasModelStreams {
+            recentModels.append(models, lastSeq: seqs.upperBound)
+        } else if !recentModels.isEmpty {
+            recentModels.removeAll()
+        }
         logStreams.committed()
         if let writer, writer.fillDue() { journalThread.submit { writer.fillAhead() } }
     }
@@ -225,6 +239,7 @@ extension DaemonJournal: PassCommitHook {
                 journal.value.snapshots.finished()
                 guard case .success = result else { return }
                 journal.value.lastSnapshotSeq = seq
+                journal.value.lastSnapshotTime = snapshot.time
                 // Events that came while it ran may already make the next one due: it starts now, not at the next
                 // pass, so a burst that ends meanwhile is still compacted behind. (After a failure the next pass
                 // tries again, so a full disk does not make this a loop.)
@@ -239,6 +254,35 @@ extension DaemonJournal: LogSource {
 
     func appendLines(from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]) -> UInt64? {
         window.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output)
+    }
+
+    func appendModelLines(
+        from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]
+    ) -> (next: UInt64, model: JSONValue)? {
+        guard recentModels.model(at: from) != nil else { return nil }
+        var last: JSONValue?
+        let models = recentModels
+        let next = window.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output) {
+            record, output in
+            guard let model = models.model(at: record.seq) else { return false }
+            LogLine.append(record, model: model, to: &output)
+            last = model
+            return true
+        }
+        guard let next, let last else { return nil }
+        return (next, last)
+    }
+
+    func readModelLines(
+        from: UInt64, through: UInt64, maxBytes: Int, cursor: JournalReader.Cursor?, after: JSONValue?,
+        done: @escaping (JournalReader.Chunk) -> Void
+    ) {
+        guard let pastModels else {
+            done(JournalReader.Chunk(next: from, vanished: true))
+            return
+        }
+        pastModels.readModelLines(
+            from: from, through: through, maxBytes: maxBytes, cursor: cursor, after: after, done: done)
     }
 
     func readLines(

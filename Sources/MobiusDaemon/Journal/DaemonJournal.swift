@@ -20,6 +20,10 @@ final class DaemonJournal {
     private(set) var catalog: JournalCatalog?
     private(set) var writer: JournalWriter?
     let window: RecentRecords
+    /// The loop's models after the newest events, while a `log {"models":true}` stream is at the head.
+    var recentModels = RecentModels()
+    /// Replays past models for `log {"models":true}` streams behind the head; given by the runtime (`attach`).
+    private(set) var pastModels: (any PastModelReader)?
     let journalThread = BlockingWorker(name: "mobiusd-journal", stackSize: 4 << 20)
     let readThread = BlockingWorker(name: "mobiusd-jread", stackSize: 1 << 20)
     var reactor: Reactor?
@@ -37,6 +41,8 @@ final class DaemonJournal {
     /// No pass is written before this (monotonic nanoseconds): a moment after the last failure.
     var retryNotBefore: UInt64 = 0
     var lastSnapshotSeq: UInt64 = 0
+    /// When the newest snapshot was taken (nanoseconds since 1970), or `nil` when there is none.
+    var lastSnapshotTime: Int64?
     /// Reads the committed model (seq and JSON) for a snapshot: the loop's that `recover` restored, which is given
     /// with the writer (without one there are no snapshots).
     private(set) var committedModel: (() -> (UInt64, JSONValue?))?
@@ -70,11 +76,19 @@ final class DaemonJournal {
     // MARK: - Recovery
 
     /// Loads the newest snapshot and replays the journal after it into `loop` (effects discarded), whose committed
-    /// model later snapshots read. Runs on the reactor thread before it serves.
-    func recover<Model, Event, Effect>(into loop: DaemonLoop<Model, Event, Effect>) throws(DaemonStartError) {
+    /// model later snapshots read. Runs on the reactor thread before it serves. A recovery that takes more than a
+    /// second reports its progress every few seconds to the log and to systemd (`STATUS=`, `EXTEND_TIMEOUT_USEC=`
+    /// while it advances) through `notifier`.
+    func recover<Model, Event, Effect>(
+        into loop: DaemonLoop<Model, Event, Effect>, notifier: SystemdNotifier? = nil
+    ) throws(DaemonStartError) {
         guard let directory else { return }
         let started = SystemProcess.monotonicNanoseconds()
-        let recovery = JournalRecovery(directory: directory.path, epoch: epoch, log: log)
+        let recovery = JournalRecovery(
+            directory: directory.path, epoch: epoch, log: log, keepSnapshots: settings.keepSnapshots)
+        var progress: ReplayProgress?
+        var ticker: ProgressTicker?
+        defer { ticker?.stop() }
         let outcome = try recovery.run(
             restore: { snapshot throws(DaemonStartError) in
                 do {
@@ -85,14 +99,22 @@ final class DaemonJournal {
                             + "model: \(EventRejection.message(for: error))")
                 }
             },
-            replay: { batch in loop.replay(batch) })
+            expecting: { total in
+                let counted = ReplayProgress(total: total)
+                progress = counted
+                ticker = RecoveryReport.ticker(counted, notifier: notifier, log: log)
+            },
+            replay: { batch in loop.replay(batch, progress: progress) })
+        ticker?.stop()
+        ticker = nil
         catalog = outcome.catalog
         committedSeq = outcome.lastSeq
         lastSnapshotSeq = outcome.snapshot?.seq ?? 0
+        lastSnapshotTime = outcome.snapshot?.time
         snapshots = SnapshotSchedule(eventsSince: outcome.replayed)
         writer = JournalWriter(
             directory: directory.path, catalog: outcome.catalog, segmentBytes: settings.segmentBytes,
-            policy: settings.fsync, log: log)
+            policy: settings.fsync, keepSnapshots: settings.keepSnapshots, log: log)
         committedModel = { [unowned loop] in (loop.state.seq, loop.currentModelJSON()) }
         let elapsed = Double(SystemProcess.monotonicNanoseconds() - started) / 1e9
         let from = outcome.snapshot.map { "the snapshot at seq \($0.seq) and " } ?? ""
@@ -103,9 +125,11 @@ final class DaemonJournal {
 
     // MARK: - Wiring
 
-    /// Joins the runtime: its threads post their outcomes to the runtime's reactor.
+    /// Joins the runtime: its threads post their outcomes to the runtime's reactor, and its history replays past
+    /// models for `log` streams.
     func attach<Model, Event, Effect>(to runtime: DaemonRuntime<Model, Event, Effect>) {
         reactor = runtime.reactor
+        pastModels = runtime.history
         if settings.fsync == .always, let writer {
             startBackgroundSync(directory: writer.directory, on: runtime.reactor)
         }
@@ -131,6 +155,15 @@ final class DaemonJournal {
         !isEphemeral || settings.logWindowBytes > 0 ? firstKeptSeq : nil
     }
 
+    /// The seq after which `log {"models":true}` can give models: the oldest base a replay can start from; `nil`
+    /// with `--ephemeral` (only the head's).
+    var firstModelBase: UInt64? {
+        catalog?.replayBases.first ?? (isEphemeral ? nil : committedSeq)
+    }
+
+    /// Whether a `log {"models":true}` stream takes the loop's models of each pass.
+    var wantsEventModels: Bool { logStreams.hasModelStreams }
+
     /// The lowest seq `log` can still send.
     var firstKeptSeq: UInt64 {
         if let catalog { return catalog.firstKeptSeq ?? window.firstSeq ?? committedSeq + 1 }
@@ -146,6 +179,16 @@ final class DaemonJournal {
             closed.signal()
         }
         closed.wait()
+    }
+
+    /// The journal's figures for `metrics`, or `nil` with `--ephemeral`.
+    var metricsSample: JournalSample? {
+        guard directory != nil else { return nil }
+        let now = PassCommit.now()
+        return JournalSample(
+            bytes: catalog?.journalBytes ?? 0, segments: catalog?.segments.count ?? 0,
+            storageFailures: storageFailures,
+            snapshot: lastSnapshotTime.map { (lastSnapshotSeq, Double(max(0, now - $0)) / 1e9) })
     }
 
     /// The `state` member of `status`.

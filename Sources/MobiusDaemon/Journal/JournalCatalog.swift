@@ -71,6 +71,14 @@ final class JournalCatalog: Sendable {
         }
     }
 
+    /// The seqs a replay of past models can start from, oldest first: 0 (the app's initial model) while the journal
+    /// still holds seq 1, then the snapshots on disk. Compaction keeps the records after the oldest snapshot.
+    var replayBases: [UInt64] {
+        state.withLock { state in
+            (state.segments.first?.firstSeq == 1 ? [0] : []) + state.snapshots.filter { $0 > 0 }
+        }
+    }
+
     /// The first damaged range that holds any of `seqs`.
     func damage(in seqs: ClosedRange<UInt64>) -> Damage? {
         state.withLock { state in

@@ -1,3 +1,4 @@
+import MobiusJSON
 import MobiusSystem
 
 /// Reads `log` items from the segment files, on the read thread: for readers behind what `RecentRecords` holds.
@@ -24,11 +25,28 @@ struct JournalReader: Sendable {
         var damage: JournalCatalog.Damage?
         /// Damage this read found, for the log.
         var problem: String?
+        /// For `log {"models":true}`: the model right after seq `next - 1`, which the next read goes on from.
+        var model: JSONValue?
+        /// For `log {"models":true}`: why the stream cannot go on, when that is neither compaction nor damage.
+        var refusal: HistoryProblem?
     }
 
     /// Reads log lines for seqs `from...through`, about `maxBytes` of them, starting at `cursor` when it points at
     /// `from`. Stops before damaged seqs, which the chunk then names.
     func read(from: UInt64, through: UInt64, maxBytes: Int, cursor: Cursor?) -> Chunk {
+        read(from: from, through: through, maxBytes: maxBytes, cursor: cursor) { record, lines in
+            LogLine.append(record, to: &lines)
+            return true
+        }
+    }
+
+    /// Reads the records of seqs `from...through` in order, handing each to `each`, which may append to the chunk's
+    /// lines and returns `false` to stop before that record (it then stays the next). Stops once the lines reach
+    /// about `maxBytes`, and before damaged seqs, which the chunk then names.
+    func read(
+        from: UInt64, through: UInt64, maxBytes: Int, cursor: Cursor?,
+        each: (JournalRecord, inout [UInt8]) -> Bool
+    ) -> Chunk {
         var chunk = Chunk(next: from)
         let damage = catalog.damage(in: from...max(from, through))
         if let damage, damage.firstSeq <= from {
@@ -38,7 +56,8 @@ struct JournalReader: Sendable {
         let stop = damage.map { min(through, $0.firstSeq - 1) } ?? through
         var position = cursor.flatMap { $0.seq == from ? $0 : nil }
         var endedAt: String?
-        while chunk.next <= stop && chunk.lines.count < maxBytes {
+        var stopped = false
+        while chunk.next <= stop && chunk.lines.count < maxBytes && !stopped {
             if position == nil {
                 guard let segment = catalog.segment(containing: chunk.next) else {
                     chunk.vanished = true
@@ -51,7 +70,7 @@ struct JournalReader: Sendable {
                 position = segment.start(for: chunk.next)
             }
             guard let at = position else { break }
-            let outcome = readSegment(at, through: stop, maxBytes: maxBytes, into: &chunk)
+            let outcome = readSegment(at, through: stop, maxBytes: maxBytes, into: &chunk, stopped: &stopped, each)
             switch outcome {
             case .moved(let next):
                 position = next
@@ -89,8 +108,11 @@ struct JournalReader: Sendable {
         case failed(String)
     }
 
-    /// Reads one block of a segment from `at`, adding lines for records from `chunk.next` on.
-    private func readSegment(_ at: Cursor, through: UInt64, maxBytes: Int, into chunk: inout Chunk) -> SegmentOutcome {
+    /// Reads one block of a segment from `at`, handing `each` the records from `chunk.next` on.
+    private func readSegment(
+        _ at: Cursor, through: UInt64, maxBytes: Int, into chunk: inout Chunk, stopped: inout Bool,
+        _ each: (JournalRecord, inout [UInt8]) -> Bool
+    ) -> SegmentOutcome {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.openFile(at.path, .readOnly)
@@ -119,7 +141,10 @@ struct JournalReader: Sendable {
                     case .record(let record, let next):
                         if record.seq >= chunk.next {
                             guard record.seq == chunk.next else { return .endOfSegment }
-                            LogLine.append(record, to: &chunk.lines)
+                            guard each(record, &chunk.lines) else {
+                                stopped = true
+                                return .moved(Cursor(path: at.path, offset: at.offset + Int64(offset), seq: seq))
+                            }
                             chunk.next += 1
                         }
                         seq = record.seq + 1
@@ -138,7 +163,7 @@ struct JournalReader: Sendable {
                 return .moved(Cursor(path: at.path, offset: at.offset + Int64(offset), seq: seq))
             }
             if let outcome {
-                if case .moved(let cursor) = outcome, cursor.offset == at.offset { return .endOfSegment }
+                if !stopped, case .moved(let cursor) = outcome, cursor.offset == at.offset { return .endOfSegment }
                 return outcome
             }
             // One record bigger than the block: read it whole, if the file holds that much (a damaged length field

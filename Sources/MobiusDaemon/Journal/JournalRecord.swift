@@ -117,8 +117,9 @@ struct JournalRecord {
     /// records after damage resume. A segment's records follow each other from `firstSeq` and take at least 25
     /// bytes each, so a candidate's seq is also bounded by its offset; that and a length that fits leave few
     /// candidates whose checksum is computed, and nothing is allocated. Runs of zeros are skipped a word at a time.
+    /// Without `firstSeq` (a segment whose first seq is not known) only `seqs` bounds a candidate's seq.
     static func find(
-        in bytes: UnsafeRawBufferPointer, from offset: Int, seqs: ClosedRange<UInt64>, firstSeq: UInt64
+        in bytes: UnsafeRawBufferPointer, from offset: Int, seqs: ClosedRange<UInt64>, firstSeq: UInt64?
     ) -> (record: JournalRecord, offset: Int)? {
         var candidate = offset
         while candidate + headerSize < bytes.count {
@@ -128,8 +129,10 @@ struct JournalRecord {
                 candidate = max(candidate + 1, firstNonZero(bytes, from: candidate + 16) - 15)
                 continue
             }
-            let reachable = firstSeq &+ UInt64(max(candidate - JournalSegment.headerSize, 0) / (headerSize + 1))
-            if seqs.contains(seq) && seq <= reachable,
+            let reachable = firstSeq.map {
+                $0 &+ UInt64(max(candidate - JournalSegment.headerSize, 0) / (headerSize + 1))
+            }
+            if seqs.contains(seq) && seq <= reachable ?? .max,
                 case .record(let record, _) = parse(bytes, at: candidate)
             {
                 return (record, candidate)

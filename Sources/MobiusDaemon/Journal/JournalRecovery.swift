@@ -13,6 +13,8 @@ struct JournalRecovery {
     let directory: String
     let epoch: String
     let log: DaemonLog
+    /// Snapshots compaction keeps (`state.keepSnapshots`): the journal holds every record after the oldest of them.
+    var keepSnapshots = 2
 
     /// What recovery found.
     struct Outcome {
@@ -30,9 +32,12 @@ struct JournalRecovery {
     /// How many records are handed to `replay` at once.
     static let replayBatch = 4096
 
-    /// Runs recovery: `restore` gets the snapshot (if any), `replay` the later events in batches, in seq order.
+    /// Runs recovery: `restore` gets the snapshot (if any), `expecting` how many events are about to be replayed
+    /// (counted from the segments before they are checked, for progress reports), `replay` the later events in
+    /// batches, in seq order.
     func run(
         restore: (SnapshotFile) throws(DaemonStartError) -> Void,
+        expecting: (Int) -> Void = { _ in },
         replay: ([Replayed]) -> Void
     ) throws(DaemonStartError) -> Outcome {
         let names: [String]
@@ -51,6 +56,7 @@ struct JournalRecovery {
         let (snapshot, skipped) = try newestSnapshot(snapshotSeqs, segments: segments)
         if let snapshot { try restore(snapshot) }
         let base = snapshot?.seq ?? 0
+        expecting(Self.countRecords(after: base, in: segments))
 
         // Every segment is read and checked; only the records after the snapshot are replayed. Damage at or
         // before the snapshot's seq is reported and left for `log` to name; damage after it stops start-up.
@@ -60,9 +66,10 @@ struct JournalRecovery {
         // Files before the next usable segment that cannot be read as segments (first seq by name, problem), for
         // the gap they leave.
         var unusable: [(firstSeq: UInt64, problem: String)] = []
-        // Compaction keeps every record after the second newest snapshot: a journal that starts later lost its first
-        // segment files.
-        let keptAfter = snapshotSeqs.count >= 2 ? snapshotSeqs[snapshotSeqs.count - 2] : nil
+        // Compaction keeps every record after the oldest kept snapshot: a journal that starts later lost its first
+        // segment files. (With fewer snapshots on disk than are kept, compaction kept the records after the oldest.)
+        let keptAfter =
+            snapshotSeqs.count >= 2 ? snapshotSeqs[max(0, snapshotSeqs.count - max(2, keepSnapshots))] : nil
         /// The first seq the next usable segment must start at, if any.
         func gapStart() -> UInt64? {
             expected ?? [unusable.first?.firstSeq, keptAfter.map { $0 + 1 }].compactMap { $0 }.min()
@@ -91,9 +98,7 @@ struct JournalRecovery {
             }
             let header = bytes.withUnsafeBytes { raw in
                 Result { () throws(DaemonStartError) in
-                    try checkHeader(
-                        raw, segment.path, firstSeq: segment.firstSeq, after: expected ?? base + 1,
-                        isLast: nextFirst == nil)
+                    try checkHeader(raw, segment.path, firstSeq: segment.firstSeq, isLast: nextFirst == nil)
                 }
             }
             switch try header.get() {
@@ -185,6 +190,26 @@ struct JournalRecovery {
                 segments: recovered, snapshots: snapshotSeqs.filter { $0 <= base }, damaged: damaged))
     }
 
+    /// How many records after `base` the segments hold, before they are checked: by their names for all but the last
+    /// (a segment ends where the next starts), by walking the last one's record lengths.
+    static func countRecords(after base: UInt64, in segments: [(firstSeq: UInt64, path: String)]) -> Int {
+        guard let last = segments.last else { return 0 }
+        var count: UInt64 = 0
+        for (segment, next) in zip(segments, segments.dropFirst()) where next.firstSeq > max(segment.firstSeq, base + 1)
+        {
+            count += next.firstSeq - max(segment.firstSeq, base + 1)
+        }
+        guard let bytes = try? FileSystem.read(last.path) else { return Int(clamping: count) }
+        bytes.withUnsafeBytes { raw in
+            var offset = JournalSegment.headerSize
+            while case .record(let record, let next) = JournalRecord.parse(raw, at: offset, verify: false) {
+                if record.seq > base { count += 1 }
+                offset = next
+            }
+        }
+        return Int(clamping: count)
+    }
+
     /// Seqs the journal cannot give back: reported when the snapshot covers them, else start-up stops.
     private func lost(
         _ seqs: ClosedRange<UInt64>, _ problem: String, base: UInt64, into damaged: inout [JournalCatalog.Damage]
@@ -253,16 +278,15 @@ struct JournalRecovery {
     }
 
     /// Checks a segment's header. The last segment is removed with a warning when it ends inside its header (a
-    /// crash while it was created) or has no valid header and holds no valid record. `next` is the seq the journal
-    /// has reached before it.
+    /// crash while it was created) or has no valid header and holds no valid record.
     private func checkHeader(
-        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, after next: UInt64, isLast: Bool
+        _ raw: UnsafeRawBufferPointer, _ path: String, firstSeq: UInt64, isLast: Bool
     ) throws(DaemonStartError) -> Header {
         guard let headerSeq = JournalSegment.firstSeq(inHeader: raw) else {
-            // Records of any seq, from where its name or the journal so far says: the name of a file whose header is
-            // gone may be wrong too (a renamed file).
+            // Records of any seq, wherever they sit: the name of a file whose header is gone may be wrong too (a
+            // renamed file), so neither it nor the journal so far bounds the seqs. Finding one keeps the file.
             let valid = JournalRecord.find(
-                in: raw, from: JournalSegment.headerSize, seqs: 1...UInt64.max, firstSeq: max(firstSeq, next))
+                in: raw, from: JournalSegment.headerSize, seqs: 1...UInt64.max, firstSeq: nil)
             if isLast && valid == nil {
                 log.warning(
                     raw.count < JournalSegment.headerSize

@@ -5,6 +5,8 @@ struct JournalSettings: Sendable {
     var snapshotBytes = 64 << 20
     var segmentBytes = 16 << 20
     var logWindowBytes = 8 << 20
+    /// Snapshots kept on disk, the newest included (at least 2: a damaged newest one falls back on the one before).
+    var keepSnapshots = 2
     /// How often `fsync: "batch"` syncs, in nanoseconds.
     static let batchInterval: UInt64 = 100_000_000
 
@@ -16,5 +18,6 @@ struct JournalSettings: Sendable {
         snapshotBytes = config.snapshotBytes
         segmentBytes = config.segmentBytes
         logWindowBytes = config.logWindowBytes
+        keepSnapshots = config.keepSnapshots
     }
 }

@@ -14,6 +14,8 @@ final class JournalWriter: Sendable {
     let catalog: JournalCatalog
     let segmentBytes: Int64
     let policy: DaemonConfig.FsyncPolicy
+    /// Snapshots kept, the newest included (`state.keepSnapshots`).
+    let keepSnapshots: Int
     private let log: DaemonLog
 
     private struct Active {
@@ -34,6 +36,8 @@ final class JournalWriter: Sendable {
         var filling = false
         /// A fill failed (the disk is full, or the file at its size limit): no more for this segment.
         var fillFailed = false
+        /// How long the fdatasyncs of passes took (`metrics`), whichever thread or the kernel ran them.
+        let fdatasyncLatency = LatencyHistogram()
     }
 
     /// Zeros written ahead of the records at a time, and how little room left starts the next fill.
@@ -45,12 +49,14 @@ final class JournalWriter: Sendable {
     private let active = Mutex(Active())
 
     init(
-        directory: String, catalog: JournalCatalog, segmentBytes: Int, policy: DaemonConfig.FsyncPolicy, log: DaemonLog
+        directory: String, catalog: JournalCatalog, segmentBytes: Int, policy: DaemonConfig.FsyncPolicy,
+        keepSnapshots: Int = 2, log: DaemonLog
     ) {
         self.directory = directory
         self.catalog = catalog
         self.segmentBytes = Int64(segmentBytes)
         self.policy = policy
+        self.keepSnapshots = max(2, keepSnapshots)
         self.log = log
     }
 
@@ -66,7 +72,11 @@ final class JournalWriter: Sendable {
             guard let fd = active.fd else { return }
             do throws(SystemError) {
                 try fd.writeAll(records, at: active.length)
-                if policy == .always { try fd.synchronizeData() }
+                if policy == .always {
+                    let started = SystemProcess.monotonicNanoseconds()
+                    try fd.synchronizeData()
+                    active.fdatasyncLatency.observe(since: started, now: SystemProcess.monotonicNanoseconds())
+                }
             } catch {
                 abandonSegment(&active, after: error)
                 throw error
@@ -88,9 +98,17 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// The pass `writeForSync` wrote is on disk: it joins the segment.
-    func synced(byteCount: Int, lastSeq: UInt64) {
-        active.withLock { commit(&$0, byteCount: byteCount, lastSeq: lastSeq) }
+    /// The pass `writeForSync` wrote is on disk, its fdatasync having taken `nanoseconds`: it joins the segment.
+    func synced(byteCount: Int, lastSeq: UInt64, nanoseconds: UInt64) {
+        active.withLock { active in
+            active.fdatasyncLatency.observe(nanoseconds)
+            commit(&active, byteCount: byteCount, lastSeq: lastSeq)
+        }
+    }
+
+    /// The fdatasync latencies so far.
+    var fdatasyncSample: HistogramSample {
+        active.withLock { $0.fdatasyncLatency.sample }
     }
 
     /// After `writeForSync` or its fdatasync failed: as `append` after a failure (run it on the journal thread: the
@@ -260,7 +278,10 @@ final class JournalWriter: Sendable {
         guard let fd else { return }
         defer { fd.close() }
         do {
+            let started = SystemProcess.monotonicNanoseconds()
             try fd.synchronizeData()
+            let elapsed = SystemProcess.monotonicNanoseconds() - started
+            active.withLock { $0.fdatasyncLatency.observe(elapsed) }
         } catch {
             reportBatchSyncFailure(error)
             // The pages whose write-back failed cannot be trusted: move on to a new segment.
@@ -295,8 +316,8 @@ final class JournalWriter: Sendable {
 
     // MARK: - Snapshots
 
-    /// Writes a snapshot durably, then compacts: keeps the two newest snapshots and the segments that hold
-    /// anything after the older of them, removes the rest.
+    /// Writes a snapshot durably, then compacts: keeps the `keepSnapshots` newest snapshots and, once there are that
+    /// many, the segments that hold anything after the oldest of them, and removes the rest.
     func writeSnapshot(_ snapshot: SnapshotFile) throws(SystemError) {
         _ = try snapshot.write(into: directory)
         var doomedSnapshots: [UInt64] = []
@@ -306,11 +327,11 @@ final class JournalWriter: Sendable {
         catalog.update { segments, snapshots in
             if !snapshots.contains(snapshot.seq) { snapshots.append(snapshot.seq) }
             snapshots.sort()
-            if snapshots.count > 2 {
-                doomedSnapshots = Array(snapshots.dropLast(2))
-                snapshots.removeFirst(snapshots.count - 2)
+            if snapshots.count > keepSnapshots {
+                doomedSnapshots = Array(snapshots.dropLast(keepSnapshots))
+                snapshots.removeFirst(snapshots.count - keepSnapshots)
             }
-            guard snapshots.count == 2 else { return }
+            guard snapshots.count == keepSnapshots else { return }
             let keepAfter = snapshots[0]
             compactedThrough = keepAfter
             let doomed = segments.filter { $0.lastSeq <= keepAfter && $0.path != activePath }

@@ -26,7 +26,19 @@ final class RecentRecords {
 
     /// Appends log lines from the records held (`HeldRecords.appendLines`).
     func appendLines(from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]) -> UInt64? {
-        held.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output)
+        held.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output) { record, output in
+            LogLine.append(record, to: &output)
+            return true
+        }
+    }
+
+    /// Hands the records held for `from...through` to `each`, which appends to `output` or returns `false` to stop
+    /// before that record (`HeldRecords.appendLines`).
+    func appendLines(
+        from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8],
+        each: (JournalRecord, inout [UInt8]) -> Bool
+    ) -> UInt64? {
+        held.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output, each: each)
     }
 }
 
@@ -83,16 +95,21 @@ private struct HeldRecords {
         }
     }
 
-    /// Appends log lines for seqs `from...through` to `output` until it has grown by about `maxBytes`. Returns the
-    /// next seq to send, or `nil` when `from` is older than what is held (read it from disk).
-    func appendLines(from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]) -> UInt64? {
+    /// Hands the records of seqs `from...through` to `each`, which appends log lines to `output`, until it has grown
+    /// by about `maxBytes` or `each` returns `false` (before that record). Returns the next seq to send, or `nil` when
+    /// `from` is older than what is held (read it from disk).
+    func appendLines(
+        from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8],
+        each: (JournalRecord, inout [UInt8]) -> Bool
+    ) -> UInt64? {
         guard let first = firstSeq, from >= first else { return nil }
         guard from <= through else { return from }
         var index = chunks.count - 1
         while index > head && chunks[index].firstSeq > from { index -= 1 }
         var next = from
         let start = output.count
-        while index < chunks.count, next <= through, output.count - start < maxBytes {
+        var stopped = false
+        while index < chunks.count, next <= through, output.count - start < maxBytes, !stopped {
             let chunk = chunks[index]
             if chunk.lastSeq >= next {
                 chunk.bytes.withUnsafeBytes { raw in
@@ -101,7 +118,10 @@ private struct HeldRecords {
                         guard case .record(let record, let after) = JournalRecord.parse(raw, at: offset, verify: false)
                         else { return }
                         if record.seq == next {
-                            LogLine.append(record, to: &output)
+                            guard each(record, &output) else {
+                                stopped = true
+                                return
+                            }
                             next += 1
                         }
                         offset = after

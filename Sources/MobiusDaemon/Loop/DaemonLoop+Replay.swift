@@ -17,18 +17,20 @@ extension DaemonLoop {
     /// not repeated: the live daemon journaled only events that passed it.
     ///
     /// With an update plugin the events wait until `start`, which replays them through the plugin before initiate,
-    /// once the plugin runs.
-    func replay(_ events: [(seq: UInt64, event: JSONValue)]) {
+    /// once the plugin runs. `progress` counts each event replayed (with an update plugin: each event read).
+    func replay(_ events: [(seq: UInt64, event: JSONValue)], progress: ReplayProgress? = nil) {
         if eventsAsText {
             pendingReplay += events
+            progress?.advance(by: events.count)
             return
         }
-        replayAtOnce(events)
+        replayAtOnce(events, progress: progress)
     }
 
     /// Applies journaled events through the app's own update, in order, effects discarded.
-    func replayAtOnce(_ events: [(seq: UInt64, event: JSONValue)]) {
+    func replayAtOnce(_ events: [(seq: UInt64, event: JSONValue)], progress: ReplayProgress? = nil) {
         for (seq, json) in events {
+            defer { progress?.advance() }
             do {
                 let event = try decodeEvent(json)
                 if try rules.update(state.model, event).apply(to: &state.model) { state.modelJSON = nil }

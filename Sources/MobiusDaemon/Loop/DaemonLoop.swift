@@ -24,6 +24,8 @@ final class DaemonLoop<Model, Event, Effect> {
     let decodeEvent: (consuming JSONValue) throws -> Event
     let log: DaemonLog
     let stats: DaemonStats
+    /// Counters and latencies for `metrics`.
+    let metrics = LoopMetrics()
     /// The committed state. Everything here is owned by the reactor thread.
     // Unchecked, like `phase`, `queue` and `spare`: touched per event; DaemonBench "round-trip" (README "Loop structure").
     @exclusivity(unchecked) var state: LoopState<Model>
@@ -109,7 +111,13 @@ final class DaemonLoop<Model, Event, Effect> {
     /// over the bound, since they cannot wait (their additions are bounded by one pass's effects).
     func enqueue(_ input: PassInput<Event>) {
         noteForExternalUpdate(input)
+        noteArrival()
         queue.append(input)
+    }
+
+    /// Notes when the queue starts to hold inputs again: the next pass's latency counts from then.
+    private func noteArrival() {
+        if queue.isEmpty { metrics.firstQueuedAt = SystemProcess.monotonicNanoseconds() }
     }
 
     /// Notes a queued input's part in `queuedSegments`: an event's text, or the end of a segment.
@@ -133,13 +141,14 @@ final class DaemonLoop<Model, Event, Effect> {
     private func noteForExternalUpdate(_ request: LoopRequest) {
         guard eventsAsText else { return }
         switch request {
-        case .model, .subscribe: queuedSegments.cut()
+        case .model, .modelAt, .subscribe: queuedSegments.cut()
         default: break
         }
     }
 
     /// Queues a client's input, decoding its event with the app's codec (a failure answers `InvalidEvent`).
     func enqueue(client input: consuming ClientInput) {
+        noteArrival()
         // `consume`: the payload moves into the queue instead of being copied and the original destroyed.
         switch consume input {
         case .event(let json, let text, let ticket):
@@ -190,7 +199,7 @@ final class DaemonLoop<Model, Event, Effect> {
         do {
             enqueue(.event(try decodeEvent(json), json: json, source: .plugin, ticket: nil))
         } catch {
-            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            stats.rejectedUndecodable(from: .plugin)
             log.limited(
                 "event rejected", .warning,
                 "event from plugin \(runner.name) rejected: \(EventRejection.message(for: error))")
@@ -272,6 +281,7 @@ final class DaemonLoop<Model, Event, Effect> {
                     for item in items {
                         if let input = convert(item) {
                             noteForExternalUpdate(input)
+                            noteArrival()
                             queue.append(input)
                         }
                     }
@@ -452,25 +462,27 @@ final class DaemonLoop<Model, Event, Effect> {
     private func takeQueue() -> [PassInput<Event>] {
         var inputs = spare.takeQueue()
         swap(&inputs, &queue)
+        metrics.firstQueuedAt = 0
         return inputs
     }
 
     private func runPass() {
+        let queuedAt = metrics.firstQueuedAt
         let inputs = takeQueue()
         if eventsAsText, !queuedSegments.isEmpty {
             let segments = queuedSegments.take()
             if let externalUpdate = outlets?.externalUpdate {
-                prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: segments)
+                prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: segments, queuedAt: queuedAt)
                 return
             }
         }
-        commit(inputs, work: compute(inputs, mode: .normal))
+        commit(inputs, work: compute(inputs, mode: .normal, queuedAt: queuedAt))
     }
 
     /// A pass of an app whose update is a plugin: its outcomes first (on the plugin's time), then the pass.
     private func prepareThenCommit(
         _ inputs: [PassInput<Event>], externalUpdate: ExternalUpdate<Model, Event, Effect>,
-        segments: [[ArraySlice<UInt8>]]
+        segments: [[ArraySlice<UInt8>]], queuedAt: UInt64
     ) {
         phase = .preparing(inputs: inputs)
         earlyReadsQueued = false  // those queued so far are in this pass
@@ -478,9 +490,11 @@ final class DaemonLoop<Model, Event, Effect> {
             phase = .idle
             switch outcome {
             case .success(let outcomes):
-                commit(inputs, work: compute(inputs, mode: .normal, prepared: PreparedOutcomes(outcomes)))
+                commit(
+                    inputs,
+                    work: compute(inputs, mode: .normal, prepared: PreparedOutcomes(outcomes), queuedAt: queuedAt))
             case .failure(let unavailable):
-                finish(compute(inputs, mode: .rejectingEvents(.unavailable, unavailable.message)))
+                finish(compute(inputs, mode: .rejectingEvents(.unavailable, unavailable.message), queuedAt: queuedAt))
                 recycle(inputs)
             }
             requestAnotherRound()
@@ -504,15 +518,23 @@ final class DaemonLoop<Model, Event, Effect> {
             recycle(inputs)
             return
         }
+        // Only passes with events are journaled, and timed.
+        let commitStarted = pass.seqs == nil ? 0 : SystemProcess.monotonicNanoseconds()
         if let outcome = hook.commitAtOnce(&pass) {
+            if commitStarted != 0 {
+                metrics.commitLatency.observe(since: commitStarted, now: SystemProcess.monotonicNanoseconds())
+            }
             keepRecords(&pass)
             end(inputs: inputs, work: work, outcome)
             return
         }
-        phase = .committing(inputs: inputs, work: work)
+        phase = LoopPhase(committing: inputs, work: work)
         hook.commit(pass) { [self] outcome in
             guard case .committing(let inputs, let work) = phase else {
                 preconditionFailure("a commit was answered with no pass waiting for it")
+            }
+            if commitStarted != 0 {
+                metrics.commitLatency.observe(since: commitStarted, now: SystemProcess.monotonicNanoseconds())
             }
             phase = .idle
             end(inputs: inputs, work: work, outcome)
@@ -543,7 +565,7 @@ final class DaemonLoop<Model, Event, Effect> {
                     answered.append(input)
                 }
             }
-            finish(compute(answered, mode: .rejectingEvents(code, message)))
+            finish(compute(answered, mode: .rejectingEvents(code, message), queuedAt: work.queuedAt))
             recycle(answered)
             for input in again { enqueue(input) }
         }
@@ -587,8 +609,13 @@ final class DaemonLoop<Model, Event, Effect> {
                 "event rejected", .warning, "event from \(rejection.source.rawValue) rejected: \(rejection.message)",
                 fields: LogFields(source: rejection.source.rawValue))
         }
+        // Counted before the replies go: a `metrics` in this pass is answered as they are delivered.
+        if work.acceptedElsewhere.total != 0 || work.rejectedBy != nil {
+            metrics.count(work.acceptedElsewhere, rejected: work.rejectedBy ?? [:])
+        }
         // With more input queued, the next pass (and its commit) goes first; the replies go at the end of the round.
         outlets.sink.deliver(work.outputs, writeNow: queue.isEmpty)
+        if work.queuedAt != 0 { metrics.passEnded(queuedAt: work.queuedAt) }
         spare.keep(&work.outputs)
         if work.modelChanged { publish(to: outlets.sink) }
         if !work.effects.isEmpty, let dispatcher = outlets.dispatcher {
@@ -628,22 +655,32 @@ final class DaemonLoop<Model, Event, Effect> {
     // MARK: - What a pass starts from
 
     /// Computes a pass over `inputs` from the committed state (`PassRules.compute`).
+    ///
+    /// - Parameter queuedAt: when the pass's first input was queued, for its latency (0: not measured).
     func compute(
         _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
-        prepared: PreparedOutcomes<Model, Effect>? = nil
+        prepared: PreparedOutcomes<Model, Effect>? = nil, queuedAt: UInt64 = 0
     ) -> PassWork<Model, Effect> {
         var start = PassStart(
             audience: Audience(), recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
         let reads = PassRules<Model, Event, Effect>.reads(of: inputs)
-        if reads.log { start.firstLoggedSeq = commitHook?.firstLoggedSeq }
+        if reads.log {
+            start.firstLoggedSeq = commitHook?.firstLoggedSeq
+            start.modelLogBase =
+                eventsAsText
+                ? .unavailable(HistoryProblem.updatePluginReason)
+                : commitHook?.firstModelBase.map { .after($0) } ?? .head
+        }
+        start.recordModels = commitHook?.wantsEventModels ?? false
         if reads.status { start.surroundings = statusSurroundings() }
         // The audience is lent to the pass, moved rather than copied: nothing else reads it while the pass is
         // computed.
         swap(&start.audience, &audience)
-        let work = rules.compute(
+        var work = rules.compute(
             inputs, state: state, from: start, outputs: spare.takeOutputs(),
             records: commitHook == nil ? nil : spare.takeRecords(), mode: mode, prepared: prepared)
         swap(&start.audience, &audience)
+        work.queuedAt = queuedAt
         return work
     }
 

@@ -15,6 +15,12 @@ enum LoopPhase<Model, Event, Effect> {
     /// on every round copy no pass.
     indirect case committing(inputs: [PassInput<Event>], work: PassWork<Model, Effect>)
 
+    /// `committing`, built here rather than where the loop waits, so that its box is allocated under a frame that
+    /// LeakSanitizer's suppression names: LSan cannot see the box, whose case is in spare bits of its pointer.
+    init(committing inputs: consuming [PassInput<Event>], work: consuming PassWork<Model, Effect>) {
+        self = .committing(inputs: inputs, work: work)
+    }
+
     /// Whether `start` has finished.
     var hasStarted: Bool {
         if case .starting = self { return false }

@@ -3,6 +3,8 @@ import MobiusJSON
 /// A request the loop answers in order with the events around it.
 enum LoopRequest: Sendable {
     case model(path: JSONPointer?)
+    /// `model {"at":N}`: the model right after seq N (docs/durability.md, "The model at any seq").
+    case modelAt(seq: UInt64, path: JSONPointer?)
     case subscribe(path: JSONPointer?)
     case ping
     case hello

@@ -12,6 +12,9 @@ struct PassCommit: Sendable {
     private(set) var seqs: ClosedRange<UInt64>?
     /// Every record's time: when the pass was computed, in nanoseconds since 1970 (UTC).
     let time: Int64
+    /// The models right after the pass's last `models.count` events, in order, while a `log {"models":true}` stream
+    /// at the head takes them (`PassWork.recordModels`).
+    private(set) var models: [JSONValue] = []
 
     /// Room is made for `expectedEvents` records of a typical size up front, so a big pass does not copy its
     /// records as they grow. `buffer` is an empty array whose capacity is reused (an earlier pass's, see
@@ -32,6 +35,18 @@ struct PassCommit: Sendable {
     mutating func append(seq: UInt64, encoding event: JSONValue) {
         JournalRecord.append(seq: seq, time: time, encoding: event, to: &records, checksum: false)
         extend(to: seq)
+    }
+
+    /// Records the model right after the event recorded last.
+    mutating func appendModel(_ model: JSONValue) {
+        models.append(model)
+    }
+
+    /// Hands the recorded models over, leaving none.
+    mutating func takeModels() -> [JSONValue] {
+        var taken: [JSONValue] = []
+        swap(&taken, &models)
+        return taken
     }
 
     /// Hands the records over, leaving this empty (so the caller owns the only reference and can seal them in

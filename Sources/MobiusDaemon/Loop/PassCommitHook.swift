@@ -21,10 +21,17 @@ protocol PassCommitHook: AnyObject {
     var firstLoggedSeq: UInt64? { get }
     /// Whether nothing is kept on disk (`--ephemeral`), for `hello` and `status`.
     var isEphemeral: Bool { get }
+    /// The seq after which `log {"models":true}` can give models (the oldest snapshot's, or 0 while the journal holds
+    /// seq 1); `nil` when only the head's can be had (nothing is kept to replay from).
+    var firstModelBase: UInt64? { get }
+    /// Whether a `log {"models":true}` stream takes the models of the events a pass applies (`PassCommit.models`).
+    var wantsEventModels: Bool { get }
 }
 
 extension PassCommitHook {
     /// A hook that always answers later.
     func commitAtOnce(_ pass: inout PassCommit) -> CommitOutcome? { nil }
     var keepsPassesInMemory: Bool { false }
+    var firstModelBase: UInt64? { nil }
+    var wantsEventModels: Bool { false }
 }

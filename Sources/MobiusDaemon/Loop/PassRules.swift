@@ -11,6 +11,20 @@ struct PassStart {
     var surroundings: StatusSurroundings?
     /// Why the loop has not started (the journal's replay waits), or `nil` once it has.
     var recovery: String?
+    /// Where `log {"models":true}` streams may start; taken only for a pass that has a `log` request.
+    var modelLogBase = ModelLogBase.head
+    /// A `log {"models":true}` stream takes the model after each event applied (`PassWork.recordModels`).
+    var recordModels = false
+}
+
+/// Where `log {"models":true}` streams may start, as the loop sees it when a pass has a `log` request.
+enum ModelLogBase {
+    /// Past models cannot be had, for this reason (an update plugin).
+    case unavailable(String)
+    /// Only at the head: nothing older is kept to replay from (`--ephemeral`).
+    case head
+    /// After this seq (the oldest snapshot, or 0 while the journal holds seq 1).
+    case after(UInt64)
 }
 
 /// What `status` reports from outside the pass, taken just before it is computed.
@@ -67,6 +81,7 @@ final class PassRules<Model, Event, Effect> {
         // `consume`: the buffers move into the pass, so that filling them does not copy them first.
         var work = PassWork<Model, Effect>(state: consume state, audience: start.audience)
         work.prepared = prepared
+        work.recordModels = start.recordModels
         work.outputs = consume outputs
         if let records = consume records {
             work.journal = PassCommit(expectedEvents: inputs.count, buffer: records)
@@ -115,6 +130,13 @@ final class PassRules<Model, Event, Effect> {
                     work: &work)
             }
         case .request(let request, let ticket):
+            if case .modelAt(let seq, let path) = request {
+                // Always handed out, never replied to here: its answer may come from another thread, and the
+                // connection's later lines wait for it (a model-sized reply is owed, `ClientConnection.mayRequest`).
+                let answer = modelAt(seq, path: path, ticket: ticket, mode: mode, work: &work)
+                work.outputs.append(.control(ticket, .modelAt(answer)))
+                return
+            }
             if case .recovering(let cause) = mode, request.needsRecoveredState {
                 let line = JSONLine.error(.unavailable, Self.recoveryMessage(cause), line: ticket.line)
                 work.outputs.append(.reply(ticket.connection, .line(line)))
@@ -177,7 +199,9 @@ final class PassRules<Model, Event, Effect> {
         if next.apply(to: &work.state.model) { work.modelChanged = true }
         work.state.seq += 1
         work.state.accepted += 1
+        if source != .client { work.acceptedElsewhere[source] += 1 }
         if !next.effects.isEmpty { work.effects.append(contentsOf: next.effects) }
+        if work.recordModels { work.journal?.appendModel(modelJSON(&work.state) ?? .null) }
         if let ticket {
             work.outputs.append(.reply(ticket.connection, ticket.mode == .on ? .ack(work.state.seq) : .none))
         }
@@ -217,6 +241,8 @@ final class PassRules<Model, Event, Effect> {
         work: inout PassWork<Model, Effect>
     ) {
         work.state.rejected += 1
+        if work.rejectedBy == nil { work.rejectedBy = [:] }
+        work.rejectedBy![RejectionKey(code: code, source: source), default: 0] += 1
         guard let ticket else {
             work.unansweredRejections.append((source, message))
             return
@@ -250,32 +276,63 @@ final class PassRules<Model, Event, Effect> {
         case .hello:
             return .line(LoopLines.hello(version: version, app: appName, epoch: epoch, seq: seq, ephemeral: ephemeral))
         case .log(let request):
-            return logReply(request, ticket: ticket, firstKept: start.firstLoggedSeq, work: &work)
+            return logReply(request, ticket: ticket, from: start, work: &work)
         case .monitor:
             if !work.monitors.contains(ticket.connection) { work.monitors.append(ticket.connection) }
             work.streamChanges.append(.monitor(ticket.connection))
             return .line(LoopLines.ok(seq: seq))
-        case .status, .control:
-            // `step` answers `status` and makes a control command an output of the pass; neither gets here.
+        case .status, .control, .modelAt:
+            // `step` answers `status` and makes control commands and `model {"at":N}` outputs of the pass.
             return .line(JSONLine.error(.internal, "a request was answered out of turn", line: ticket.line))
         }
     }
 
-    /// The first reply of `log` (docs/protocol.md 1.2), and the stream to start once the pass is out.
+    /// The first reply of `log` (docs/protocol.md 1.2), and the stream to start once the pass is out. With
+    /// `models`, the stream starts where a model can be had: after the oldest base a replay can start from, or at
+    /// the head with `--ephemeral`; one that starts at the head gets the model the pass holds.
     private func logReply(
-        _ request: LogRequest, ticket: ReplyTicket, firstKept: UInt64?, work: inout PassWork<Model, Effect>
+        _ request: LogRequest, ticket: ReplyTicket, from start: PassStart, work: inout PassWork<Model, Effect>
     ) -> LoopReply {
-        guard let firstKept else {
+        guard let firstKept = start.firstLoggedSeq else {
             return .line(JSONLine.error(.unavailable, "this daemon keeps no event log", line: ticket.line))
         }
         let head = work.state.seq
         let wanted = request.since == .max ? request.since : request.since + 1
-        let from = max(wanted, firstKept)
-        work.streamChanges.append(
-            .log(
-                ticket.connection,
-                LogStreamStart(from: from, stopAfter: request.follow ? nil : head, limit: request.limit)))
-        return .line(LoopLines.logStarted(seq: head, epoch: epoch, from: from, compacted: wanted < firstKept))
+        var from = max(wanted, firstKept)
+        if request.models {
+            switch start.modelLogBase {
+            case .unavailable(let reason):
+                return .line(JSONLine.error(.unavailable, "log with models: \(reason)", line: ticket.line))
+            case .head:
+                from = max(from, head &+ 1)
+            case .after(let base):
+                from = max(from, base &+ 1)
+            }
+            work.recordModels = true
+        }
+        var stream = LogStreamStart(
+            from: from, stopAfter: request.follow ? nil : head, limit: request.limit, models: request.models)
+        if request.models && from == head &+ 1 { stream.startModel = modelJSON(&work.state) }
+        work.streamChanges.append(.log(ticket.connection, stream))
+        return .line(LoopLines.logStarted(seq: head, epoch: epoch, from: from, compacted: wanted < from))
+    }
+
+    /// How the pass answers `model {"at":N}`: at once when N is the head (the model it holds) or in the future, or
+    /// while recovery stalls; otherwise by a replay of the journal off the reactor.
+    private func modelAt(
+        _ seq: UInt64, path: JSONPointer?, ticket: ReplyTicket, mode: PassWork<Model, Effect>.Mode,
+        work: inout PassWork<Model, Effect>
+    ) -> ModelAtAnswer {
+        if case .recovering(let cause) = mode {
+            return .line(JSONLine.error(.unavailable, Self.recoveryMessage(cause), line: ticket.line))
+        }
+        let head = work.state.seq
+        guard seq >= head else { return .replay(HistoryQuery(at: seq, path: path)) }
+        guard seq == head else { return .line(HistoryProblem.future(head: head).reply(at: seq, line: ticket.line)) }
+        guard let model = modelJSON(&work.state) else {
+            return .line(JSONLine.error(.internal, "the app could not encode its model", line: ticket.line))
+        }
+        return .line(LoopLines.model(seq: seq, model: path.map { $0.value(in: model) ?? .null } ?? model))
     }
 
     /// The JSON form of a state's model, cached in the state.

@@ -25,6 +25,9 @@ struct PassWork<Model, Effect> {
     /// Subscriptions as of the current point of the pass.
     var subscriberCount: Int
     var modelChanged = false
+    /// The model after each applied event goes to the journal with its record, for `log {"models":true}` streams at
+    /// the head: from the pass's start when one streams, else from the first such request in the pass.
+    var recordModels = false
     /// The events' outcomes when the update is external (an update plugin), taken in order instead of calling it.
     var prepared: PreparedOutcomes<Model, Effect>?
     /// Events from sources without a reply ticket that were rejected: counted and logged when the pass ends
@@ -33,6 +36,12 @@ struct PassWork<Model, Effect> {
     /// For `status`, in a pass that has one: the inputs after the current one, by kind, counted down as the pass
     /// goes (one walk, however many `status` requests the pass has).
     var notYetReached: [EventSourceKind: Int]?
+    /// Applied events from sources other than clients, by source, for `metrics` (clients' are the rest).
+    var acceptedElsewhere = SourceCounts()
+    /// Rejected events and event lines by code and source, for `metrics`; `nil` until the first.
+    var rejectedBy: [RejectionKey: UInt64]?
+    /// When the pass's first input was queued (monotonic nanoseconds), for its latency; 0: not measured.
+    var queuedAt: UInt64 = 0
 
     init(state: LoopState<Model>, audience: Audience) {
         self.state = state

@@ -1,7 +1,7 @@
 import MobiusJSON
 
 /// Why an effect sent to a plugin failed: the `error.code` of an `onError` event (docs/protocol.md 2.3).
-enum PluginFailure: String, Sendable {
+enum PluginFailure: String, Sendable, CaseIterable {
     /// No progress within the plugin's `timeout`; the host sent `cancel`.
     case timeout = "Timeout"
     /// The plugin exited, crashed or closed its stdout with the effect in flight.

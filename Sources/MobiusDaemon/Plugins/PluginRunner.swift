@@ -48,6 +48,8 @@ final class PluginRunner {
 
     private var handled: UInt64 = 0
     private var failed: UInt64 = 0
+    /// `failed` by why, for `metrics`.
+    private var failures: [PluginFailure: UInt64] = [:]
     private var timedOut: UInt64 = 0
 
     static let stderrTailLines = 10
@@ -429,6 +431,13 @@ final class PluginRunner {
         ])
     }
 
+    /// The plugin's figures for `metrics`.
+    var metricsSample: PluginSample {
+        PluginSample(
+            name: name, state: state, inFlight: effects.inFlight, queued: effects.count, handled: handled,
+            failures: failures, restarts: UInt64(lifecycle.restarts))
+    }
+
     private static func nanoseconds(_ seconds: Double) -> UInt64 {
         PluginRestartPolicy.nanoseconds(seconds)
     }
@@ -736,6 +745,7 @@ final class PluginRunner {
     /// Counts and reports a failed effect.
     private func fail(_ effect: JSONValue, _ code: PluginFailure, _ message: String) {
         failed += 1
+        failures[code, default: 0] += 1
         owner.plugin(self, failed: effect, code: code, message: message)
     }
 

@@ -22,6 +22,7 @@ enum RestartOnlySettings {
         compare("state.snapshotBytes", old.config.snapshotBytes, new.config.snapshotBytes)
         compare("state.segmentBytes", old.config.segmentBytes, new.config.segmentBytes)
         compare("state.logWindowBytes", old.config.logWindowBytes, new.config.logWindowBytes)
+        compare("state.keepSnapshots", old.config.keepSnapshots, new.config.keepSnapshots)
         return changed
     }
 }

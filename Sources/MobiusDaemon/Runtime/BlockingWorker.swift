@@ -11,11 +11,16 @@ final class BlockingWorker: @unchecked Sendable {
     private var started = false
     private let name: String
     private let stackSize: Int
+    /// The thread's nice value, when it is to yield the CPU to the daemon's others.
+    private let nice: Int32?
 
-    /// - Parameter stackSize: the thread's stack (NSS modules need a normal one; JSON parsing a few hundred KiB).
-    init(name: String, stackSize: Int = 1 << 20) {
+    /// - Parameters:
+    ///   - stackSize: the thread's stack (NSS modules need a normal one; JSON parsing a few hundred KiB).
+    ///   - nice: a nice value (1 to 19) for work that may run long and must not hold up the reactor thread.
+    init(name: String, stackSize: Int = 1 << 20, nice: Int32? = nil) {
         self.name = name
         self.stackSize = stackSize
+        self.nice = nice
     }
 
     /// Runs `job` on the worker thread, after the jobs submitted before it.
@@ -42,6 +47,8 @@ final class BlockingWorker: @unchecked Sendable {
     }
 
     private func run() {
+        // Without it the work runs at the daemon's priority: slower for the others under load, never wrong.
+        if let nice { try? SystemThread.setCurrentNice(nice) }
         while true {
             let batch = condition.withLock { () -> [@Sendable () -> Void] in
                 while jobs.isEmpty { condition.wait() }

@@ -27,6 +27,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     let plugins: PluginHost
     /// The durable state: the loop's commit hook, and the `state` member of `status`.
     let journal: DaemonJournal
+    /// Past models (`model {"at":N}`, `log {"models":true}`), replayed from the journal off the reactor.
+    let history: ModelHistory<Model, Event, Effect>
     /// How a pass's events get their outcomes when the app's update is a plugin.
     private let externalUpdate: ExternalUpdate<Model, Event, Effect>?
     /// Why start-up failed after the reactor began (a plugin routing conflict); the daemon then exits non-zero.
@@ -64,6 +66,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             releaseElsewhere: { inputs in parser.submit { _ = inputs } })
         self.setup = setup
         self.journal = journal
+        history = ModelHistory(app: app, journal: journal, log: log, waker: reactor.waker)
         self.reactor = reactor
         self.loop = loop
         self.log = log
@@ -135,7 +138,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             let event = try loop.decodeEvent(json)
             loop.enqueue(edge: .event(event, json: json, source: .timer, ticket: nil))
         } catch {
-            stats.sourceEventsRejected.add(1, ordering: .relaxed)
+            stats.rejectedUndecodable(from: .timer)
             log.limited(
                 "event rejected", .warning, "event from timer rejected: \(EventRejection.message(for: error))",
                 fields: LogFields(source: EventSourceKind.timer.rawValue))
@@ -227,7 +230,14 @@ final class DaemonRuntime<Model, Event, Effect> {
             systemd.startingStatus("recovery waits: \(trouble)")
         }
         server.continueHandOvers()
-        server.endOfRound()
+        // One clock read times the round's passes and stamps the control server's writes.
+        var now: UInt64?
+        if loop.metrics.hasEndedPasses {
+            let time = SystemProcess.monotonicNanoseconds()
+            loop.metrics.timeEndedPasses(now: time)
+            now = time
+        }
+        server.endOfRound(now: now)
         systemd.endOfRound()
         // Writing can let a connection that waited for its output to drain hand the loop more requests: they are
         // applied in another round right away, not whenever the next descriptor happens to be ready.
@@ -243,6 +253,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             guard !stopping else { return }
             stopping = true
             systemd.beginStopping()
+            history.stop()
             log.notice("\(signal == .terminate ? "SIGTERM" : "SIGINT"): shutting down")
             server.beginShutdown()
             exposure?.beginShutdown()
@@ -252,6 +263,8 @@ final class DaemonRuntime<Model, Event, Effect> {
             reactor.after(nanoseconds: UInt64(flushSeconds * 1e9)) {}
         case .hangUp:
             reloader.reload()
+        case .windowChange:
+            return  // not in the daemon's signalfd (DaemonSetup.serve)
         }
     }
 
@@ -266,6 +279,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         if let exposure { members.append(("expose", exposure.status)) }
         members.append(("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))))
         members.append(("state", journal.statusValue()))
+        members.append(("history", history.statusValue()))
         return members
     }
 
@@ -314,6 +328,12 @@ extension DaemonRuntime: ControlCommandHandler {
                         ]))
                 }
             }
+        case .metrics(let format):
+            answerMetrics(format, reply: reply)
+        case .modelAt(.line(let answer)):
+            reply(answer)
+        case .modelAt(.replay(let query)):
+            history.modelAt(query, line: line, reply: reply)
         case .restartPlugin(let name):
             guard let runner = plugins.runner(named: name) else {
                 reply(JSONLine.error(.invalidArgument, "no plugin named \"\(name)\"", line: line))

@@ -140,7 +140,7 @@ struct DaemonSetup<Model, Event, Effect> {
         SystemProcess.ignoreBrokenPipe()
         // Blocked for this thread and those it starts; SystemThread's threads are born with them blocked whenever
         // they start, so only the signalfd sees them.
-        let signals = try SignalFD(SignalFD.Signal.allCases)
+        let signals = try SignalFD([.terminate, .interrupt, .hangUp])
         try DebugSystemCallFaults.installFromEnvironment(log: log)
         raiseOpenFilesLimit(log: log)
         SystemProcess.ignoreFileSizeLimitSignal()
@@ -171,7 +171,7 @@ struct DaemonSetup<Model, Event, Effect> {
                     setup: setup, listener: listener, signals: signals, log: log, stats: stats, journal: journal)
                 KeptUntilExit.keep(runtime)
                 // Recovery (snapshot, replay) before serving: the app's update runs on this thread's stack.
-                try journal.recover(into: runtime.loop)
+                try journal.recover(into: runtime.loop, notifier: runtime.systemd.notifier)
                 journal.attach(to: runtime)
                 defer { journal.close() }
                 runtime.sampleResidentSize()

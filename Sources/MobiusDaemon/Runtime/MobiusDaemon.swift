@@ -15,14 +15,28 @@ public enum MobiusDaemon {
     public static func main<Model, Event, Effect>(
         app: DaemonApp<Model, Event, Effect>, arguments: [String] = Array(CommandLine.arguments.dropFirst())
     ) -> Never {
+        SystemProcess.exit(run(app: app, arguments: arguments))
+    }
+
+    /// Runs a JSON app (`DaemonApp.json`) as the daemon and exits with its status, as `main(app:arguments:)` does.
+    ///
+    /// Calls from another module with concrete types reach only the generic code; this overload names the types
+    /// inside this module, so the daemon runs the code compiled for JSON apps (PluginDaemonBench's effects rows).
+    public static func main(
+        app: DaemonApp<JSONValue, JSONValue, JSONValue>, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) -> Never {
+        SystemProcess.exit(run(app: app, arguments: arguments))
+    }
+
+    /// An app that brings its own update: a config file's `update` key is refused.
+    private static func run<Model, Event, Effect>(app: DaemonApp<Model, Event, Effect>, arguments: [String]) -> Int32 {
         let identity = ProgramIdentity(app: app, argv0: CommandLine.arguments.first)
-        SystemProcess.exit(
-            run(arguments: arguments, identity: identity) { config throws(ConfigError) in
-                if config.update != nil {
-                    throw ConfigError(key: "update", "this app brings its own update function; remove the key")
-                }
-                return app
-            })
+        return run(arguments: arguments, identity: identity) { config throws(ConfigError) in
+            if config.update != nil {
+                throw ConfigError(key: "update", "this app brings its own update function; remove the key")
+            }
+            return app
+        }
     }
 
     /// The `mobiusd` executable: runs the built-in app the config names (the counter without a config).

@@ -8,6 +8,7 @@ extension ControlServer {
             return
         }
         logStreams.started(id)
+        logStreams.carriesModels(id, start.models)
         connection.logStream = LogStream(start)
         logStreams.makeDue(id)
     }
@@ -41,6 +42,27 @@ extension ControlServer {
             let through = stream.through(head: source.committedSeq)
             guard stream.next <= through else { break }
             let room = threshold - connection.pendingOutputBytes
+            if stream.models {
+                // The loop's own models while the stream is at the head, else a replay on the history thread.
+                let from = stream.next
+                if let read = connection.appendOutput({
+                    source.appendModelLines(from: from, through: through, maxBytes: room, to: &$0)
+                }) {
+                    stream.remaining = stream.remaining.map { $0 - (read.next - from) }
+                    stream.next = read.next
+                    stream.model = read.model
+                    stream.cursor = nil
+                    appended = true
+                    continue
+                }
+                stream.reading = true
+                connection.logStream = stream
+                let id = connection.id
+                source.readModelLines(
+                    from: stream.next, through: through, maxBytes: room, cursor: stream.cursor, after: stream.model
+                ) { [weak self] chunk in self?.logRead(id, chunk) }
+                return
+            }
             let read = connection.appendOutput { output in
                 let before = output.count
                 let next = source.appendLines(from: stream.next, through: through, maxBytes: room, to: &output)
@@ -78,9 +100,15 @@ extension ControlServer {
         stream.remaining = stream.remaining.map { $0 - (chunk.next - stream.next) }
         stream.next = chunk.next
         stream.cursor = chunk.cursor
+        if let model = chunk.model { stream.model = model }
         connection.logStream = stream
         markDirty(connection)
         if let problem = chunk.problem { log.error("log: cannot read the journal: \(problem)") }
+        if let refusal = chunk.refusal {
+            let last = stream.next &- 1
+            finishLog(connection, with: LogLine.end(seq: last, error: refusal.code, refusal.message(at: last)))
+            return
+        }
         if let damage = chunk.damage {
             finishLog(connection, with: LogLine.end(seq: stream.next &- 1, damaged: damage))
             return
@@ -101,6 +129,7 @@ extension ControlServer {
         connection.logStream = nil
         markDirty(connection)
         if let next = connection.nextLogStream() {
+            logStreams.carriesModels(connection.id, next.models)
             connection.logStream = LogStream(next)
             logStreams.makeDue(connection.id)
             // Lines that waited for room in the queue of streams may go on.

@@ -82,14 +82,15 @@ extension ControlServer: LoopOutputSink {
     // MARK: - Writing
 
     /// The end of a reactor round, after the loop's passes: write what is pending and watch for stalls.
-    func endOfRound() {
+    /// - Parameter now: the time, when the caller has just read it (monotonic nanoseconds).
+    func endOfRound(now: UInt64? = nil) {
         pumpDueLogStreams()
-        flushDirty()
+        flushDirty(now: now)
     }
 
-    private func flushDirty() {
+    private func flushDirty(now: UInt64?) {
         guard !dirty.isEmpty else { return }
-        let now = SystemProcess.monotonicNanoseconds()
+        let now = now ?? SystemProcess.monotonicNanoseconds()
         var batch: [ClientConnection] = []
         swap(&batch, &dirty)
         for connection in batch {

@@ -1,3 +1,5 @@
+import MobiusJSON
+
 /// One connection's `log` stream: where it is, where it stops, and whether a disk read is out for it.
 struct LogStream {
     /// The next seq to send.
@@ -9,11 +11,17 @@ struct LogStream {
     /// A read of older records is at the read thread.
     var reading = false
     var cursor: JournalReader.Cursor?
+    /// Each item carries the model after its event (`log {"models":true}`).
+    let models: Bool
+    /// With `models`: the model right after `next - 1`, once known (a replay goes on from it).
+    var model: JSONValue?
 
     init(_ start: LogStreamStart) {
         next = start.from
         stopAfter = start.stopAfter
         remaining = start.limit
+        models = start.models
+        model = start.startModel
     }
 
     /// The last seq this stream may send now, given the committed head.

@@ -7,6 +7,12 @@ final class LogStreams {
     private(set) var connections: [ConnectionID] = []
     /// Streams to go on at the end of this round (started, or new events committed).
     private(set) var due: [ConnectionID] = []
+    /// Connections whose stream carries models (`log {"models":true}`): while there are any, passes give the journal
+    /// their models.
+    private var modelStreams: [ConnectionID] = []
+
+    /// Whether a stream carries models.
+    var hasModelStreams: Bool { !modelStreams.isEmpty }
 
     init(source: any LogSource) {
         self.source = source
@@ -21,6 +27,18 @@ final class LogStreams {
         swap(&streaming, &connections)
         streaming.append(id)
         swap(&streaming, &connections)
+    }
+
+    /// Whether the connection's stream, started or next in its queue, carries models.
+    func carriesModels(_ id: ConnectionID, _ models: Bool) {
+        var streaming: [ConnectionID] = []
+        swap(&streaming, &modelStreams)
+        if let index = streaming.firstIndex(of: id) {
+            if !models { streaming.remove(at: index) }
+        } else if models {
+            streaming.append(id)
+        }
+        swap(&streaming, &modelStreams)
     }
 
     /// A connection's stream is to go on at the end of the round.
@@ -44,6 +62,7 @@ final class LogStreams {
         swap(&streaming, &connections)
         if let index = streaming.firstIndex(of: id) { streaming.remove(at: index) }
         swap(&streaming, &connections)
+        if hasModelStreams { carriesModels(id, false) }
     }
 
     /// New events were committed: every stream goes on at the end of the round.

@@ -7,7 +7,7 @@ enum RequestInterpreter {
     /// The commands `help` lists, in that order.
     static let commandNames = [
         "send", "model", "subscribe", "log", "monitor", "status", "hello", "reply", "ping", "help", "quit", "reload",
-        "plugin",
+        "plugin", "metrics",
     ]
 
     /// The input for line `number`, or `nil` for a blank line (ignored, but counted).
@@ -35,7 +35,7 @@ enum RequestInterpreter {
             return line.count
         case .request(let request, _):
             switch request {
-            case .model, .subscribe: return ClientConnection.modelSized
+            case .model, .modelAt, .subscribe: return ClientConnection.modelSized
             case .status: return 16 * 1024
             case .ping, .hello, .monitor, .log: return 512
             case .control: return 16 * 1024
@@ -95,14 +95,24 @@ enum RequestInterpreter {
                 .permissionDenied, "uid \(state.peerUID) may not read (access.read)", number: number, state: state)
         }
         switch name {
-        case "model", "subscribe":
+        case "model":
+            switch RequestArguments.modelArgument(argument) {
+            case .success((let path, nil)):
+                return .request(.model(path: path), ticket(number, state))
+            case .success((let path, let at?)):
+                // Answered once its replay is done, on another thread: its reply is model-sized, so the
+                // connection's later lines wait for it (`ClientConnection.mayRequest`).
+                return .request(.modelAt(seq: at, path: path), ticket(number, state))
+            case .failure(let problem):
+                return failure(.invalidArgument, "model: \(problem)", number: number, state: state)
+            }
+        case "subscribe":
             switch RequestArguments.pathArgument(argument) {
             case .success(let path):
-                if name == "model" { return .request(.model(path: path), ticket(number, state)) }
                 state.subscribed = true
                 return .request(.subscribe(path: path), ticket(number, state))
             case .failure(let problem):
-                return failure(.invalidArgument, "\(name): \(problem)", number: number, state: state)
+                return failure(.invalidArgument, "subscribe: \(problem)", number: number, state: state)
             }
         case "log":
             switch RequestArguments.logArgument(argument) {
@@ -110,6 +120,15 @@ enum RequestInterpreter {
                 return .request(.log(request), ticket(number, state))
             case .failure(let problem):
                 return failure(.invalidArgument, "log: \(problem)", number: number, state: state)
+            }
+        case "metrics":
+            switch RequestArguments.metricsFormat(argument) {
+            case .success(let format):
+                // Answered once built off the reactor thread: later lines wait, so the replies stay in order.
+                state.awaitingControl = true
+                return .request(.control(.metrics(format)), ticket(number, state))
+            case .failure(let problem):
+                return failure(.invalidArgument, "metrics: \(problem)", number: number, state: state)
             }
         case "reply":
             guard let mode = RequestArguments.replyMode(argument) else {

@@ -64,6 +64,12 @@ final class SystemdNotifier: Sendable {
     /// `STATUS=`: one line of text for `systemctl status`.
     func status(_ text: String) { send("STATUS=\(Self.oneLine(text))") }
 
+    /// `STATUS=` during long start-up work (recovery), with `EXTEND_TIMEOUT_USEC=` when `microseconds` is given: the
+    /// work advances, and systemd is to wait that much longer for the next message before its start timeout applies.
+    func progress(_ text: String, extendingBy microseconds: UInt64?) {
+        send((microseconds.map { "EXTEND_TIMEOUT_USEC=\($0)\n" } ?? "") + "STATUS=\(Self.oneLine(text))")
+    }
+
     /// `STOPPING=1`: shutdown has begun.
     func stopping() { send("STOPPING=1\nSTATUS=stopping") }
 

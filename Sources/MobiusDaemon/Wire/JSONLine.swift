@@ -9,12 +9,12 @@ enum JSONLine {
         return bytes
     }
 
-    /// `{"ok":false,"error":{"code":C,"message":M},"line":K}` (without `line` when `line` is nil).
-    static func error(_ code: ErrorCode, _ message: String, line: Int?) -> [UInt8] {
-        var members: [(String, JSONValue)] = [
-            ("ok", false),
-            ("error", .object(JSONObject([("code", .string(code.rawValue)), ("message", .string(message))]))),
-        ]
+    /// `{"ok":false,"error":{"code":C,"message":M},"line":K}` (without `line` when `line` is nil); `details` are more
+    /// members of the error object, after the message.
+    static func error(_ code: ErrorCode, _ message: String, line: Int?, details: [(String, JSONValue)] = []) -> [UInt8]
+    {
+        let error = [("code", JSONValue.string(code.rawValue)), ("message", .string(message))] + details
+        var members: [(String, JSONValue)] = [("ok", false), ("error", .object(JSONObject(error)))]
         if let line { members.append(("line", .number(JSONNumber(line)))) }
         return object(members)
     }

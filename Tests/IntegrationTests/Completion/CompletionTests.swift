@@ -33,7 +33,8 @@ struct CompletionTests {
     }
 
     static let commands: Set = [
-        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "help",
+        "send", "model", "watch", "status", "monitor", "log", "hello", "ping", "reload", "plugin", "metrics", "top",
+        "help",
     ]
     static let globalOptions: Set = ["--socket", "--app", "--json", "--human", "--help", "--version"]
 
@@ -46,8 +47,10 @@ struct CompletionTests {
             (["mobiusctl", "--json", "wa"], ["watch"]),
             (["mobiusctl", "--socket", "/x.sock", "mo"], ["model", "monitor"]),
             (["mobiusctl", "--socket", "=", "/x.sock", "p"], ["ping", "plugin"]),
-            (["mobiusctl", "log", "--"], globalOptions.union(["--since", "--follow", "--limit"])),
+            (["mobiusctl", "log", "--"], globalOptions.union(["--since", "--follow", "--limit", "--models"])),
             (["mobiusctl", "watch", "--p"], ["--path"]),
+            (["mobiusctl", "model", "--"], globalOptions.union(["--path", "--at"])),
+            (["mobiusctl", "model", "--at", ""], []),
             (["mobiusctl", "model", "--path", ""], []),
             (["mobiusctl", "help", "mo"], ["model", "monitor"]),
             (["mobiusctl", "send", ""], []),
@@ -57,6 +60,10 @@ struct CompletionTests {
             (["mobiusctl", "plugin", "restart", ""], []),
             (["mobiusctl", "reload", ""], []),
             (["mobiusctl", "status", "--h"], ["--help", "--human"]),
+            (["mobiusctl", "metrics", "--f"], ["--format"]),
+            (["mobiusctl", "metrics", "--format", ""], ["openmetrics", "prometheus"]),
+            (["mobiusctl", "metrics", "--format", "=", "p"], ["prometheus"]),
+            (["mobiusctl", "t"], ["top"]),
             (["mobiusd", "--c"], ["--config", "--check"]),
             (["mobiusd", "--log-level", "w"], ["warning"]),
             (["mobiusd", "--log-level", "=", ""], ["error", "warning", "notice", "info", "debug"]),
@@ -149,8 +156,9 @@ struct CompletionTests {
             ("mobiusctl --", globalOptions),
             ("mobiusctl --json wa", ["watch"]),
             ("mobiusctl --socket /x.sock st", ["status"]),
-            ("mobiusctl log --", globalOptions.union(["--since", "--follow", "--limit"])),
+            ("mobiusctl log --", globalOptions.union(["--since", "--follow", "--limit", "--models"])),
             ("mobiusctl watch --", globalOptions.union(["--path"])),
+            ("mobiusctl model --", globalOptions.union(["--path", "--at"])),
             ("mobiusctl help mo", ["model", "monitor"]),
             ("mobiusctl re", ["reload"]),
             ("mobiusctl plugin ", ["restart"]),

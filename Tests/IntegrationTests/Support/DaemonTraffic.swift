@@ -5,6 +5,9 @@ import Testing
 /// Traffic patterns and waiting helpers shared by the daemon integration tests.
 enum DaemonTraffic {
     static let incrementLine = Array(#"{"type":"increment"}"#.utf8) + [0x0A]
+    /// `socket.stallTimeout` (the daemon's default, 30 s) times `TestTime.scale`, for tests whose client reads nothing
+    /// while the daemon pushes back or while it floods: a sanitized daemon's slower pace must not get it closed.
+    static let stallTimeout = 30 * TestTime.scale
 
     /// `count` increment lines as one byte buffer.
     static func increments(_ count: Int) -> [UInt8] {

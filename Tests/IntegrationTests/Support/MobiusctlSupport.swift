@@ -1,6 +1,7 @@
 import Foundation
 import MobiusSystem
 import MobiusTestSupport
+import Testing
 
 /// The built binaries, found next to the test bundle (`.build/<triple>/debug/`). `MOBIUSCTL_TEST_MOBIUSD` may
 /// name another mobiusd to test against (e.g. one built from a known-good commit).
@@ -162,6 +163,13 @@ final class CtlSandbox {
     /// Runs `mobiusctl --socket socketPath arguments…` to the end.
     func ctlAtSocket(_ arguments: String...) throws -> CtlRun {
         try ctl(["--socket", socketPath] + arguments)
+    }
+
+    /// The words of the `key=` line of the unit `systemd/name` (as systemd splits a command without quotes).
+    static func unitCommand(_ name: String, _ key: String) throws -> [String] {
+        let unit = try String(contentsOfFile: "\(DocCatalog.packageDirectory)/systemd/\(name)", encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix(key + "=") }, "\(name) has \(key)=")
+        return line.dropFirst(key.count + 1).split(separator: " ").map(String.init)
     }
 
     /// Leaves a socket file at `path` that nobody listens on (what a killed daemon leaves behind): a listener

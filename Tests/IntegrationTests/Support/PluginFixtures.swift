@@ -25,21 +25,23 @@ enum PluginFixtures {
     static let quickRestart: JSONValue = ["initialDelay": 0.05, "maxDelay": 0.2, "burst": 5, "interval": 60]
 
     /// A config whose update is `behave.py` in update mode (plugin `app`; `batch` chooses updateBatch) plus
-    /// `plugins`; events `{"type":"effect","effect":E}` make the update emit `E`.
+    /// `plugins`, and `socket` as its socket settings when given; events `{"type":"effect","effect":E}` make the update
+    /// emit `E`.
     static func config(
         plugins: [String: JSONValue], batch: Bool = true, updateOptions: [String: JSONValue] = [:],
-        updateExtra: [String: JSONValue] = [:]
+        updateExtra: [String: JSONValue] = [:], socket: JSONValue? = nil
     ) -> String {
         var options: [String: JSONValue] = ["mode": "update", "batch": .bool(batch)]
         for (key, value) in updateOptions { options[key] = value }
         var all = plugins
         all["app"] = behave(options: .object(JSONObject(options.sorted { $0.key < $1.key })), updateExtra)
-        let config: JSONValue = [
+        var config: JSONObject = [
             "app": "plugintest",
             "update": ["plugin": "app"],
             "plugins": .object(JSONObject(all.sorted { $0.key < $1.key })),
         ]
-        return String(decoding: config.encoded(), as: UTF8.self)
+        config["socket"] = socket
+        return String(decoding: JSONValue.object(config).encoded(), as: UTF8.self)
     }
 
     /// The event that makes the update emit `effect`.

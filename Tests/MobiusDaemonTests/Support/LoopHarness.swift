@@ -280,11 +280,14 @@ final class LoopHarness<Model, Event, Effect> {
             version: "0-test", commitHook: hook ?? journal, requestAnotherRound: { rounds.count += 1 },
             releaseElsewhere: nil)
         self.loop = loop
-        // Events from synchronous Swift routes go straight back into the loop's queue, as in the daemon.
+        // Events from synchronous Swift routes go straight back into the loop's queue, as in the daemon. Weakly: the
+        // loop holds the dispatcher, and a harness dropped with both in a cycle would keep them, and the reactor's
+        // descriptors, until the test process exits.
         self.dispatcher = reactor.map { reactor in
             let builtins = BuiltinEffects(log: log, reactor: reactor, dbus: nil) { _ in }
-            return EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins, plugins: nil) { event in
-                loop.enqueue(.event(event, json: nil, source: .effect, ticket: nil))
+            return EffectDispatcher(app: app, log: log, stats: stats, builtins: builtins, plugins: nil) {
+                [weak loop] event in
+                loop?.enqueue(.event(event, json: nil, source: .effect, ticket: nil))
             }
         }
         // No pass runs before the loop has started (the app's initiate has run).
