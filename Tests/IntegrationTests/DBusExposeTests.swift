@@ -239,12 +239,12 @@ struct DBusExposeTests {
         return (daemon, client)
     }
 
-    /// The JSON line `send-many` prints once every call is answered.
-    static func sendManySummary(_ bus: PrivateBus) throws -> JSONValue {
+    /// The JSON line `send-many` prints once every call is answered, from the peer started as `name`.
+    static func sendManySummary(_ bus: PrivateBus, name: String = "sender") throws -> JSONValue {
         try eventually("every call is answered", timeout: .seconds(60)) {
-            bus.scratch.read("sender.out").contains("acks")
+            bus.scratch.read("\(name).out").contains("acks")
         }
-        let last = bus.scratch.read("sender.out").split(separator: "\n").last.map(String.init) ?? ""
+        let last = bus.scratch.read("\(name).out").split(separator: "\n").last.map(String.init) ?? ""
         return try JSONValue(parsing: Array(last.utf8))
     }
 

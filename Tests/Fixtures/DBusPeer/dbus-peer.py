@@ -21,6 +21,12 @@ Usage: dbus-peer.py COMMAND ADDRESS [ARG]
                  call org.mobiusd.App1.Send on NAME PATH N times without waiting between calls, EVENT with "{i}"
                  replaced by the call's index; prints "ready" once they are queued, then one JSON line
                  {"acks":[seq…],"errors":{"name":count}} when every call is answered
+  send-big NAME PATH BYTES
+                 call org.mobiusd.App1.Send on NAME PATH once with a JSON string of BYTES bytes; prints "t SEQ" or
+                 the D-Bus error's name
+  call-no-read NAME PATH N POINTER
+                 call org.mobiusd.App1.Get(POINTER) on NAME PATH N times and never read a reply; prints "ready" once
+                 they are written, then waits to be killed
 Needs python3-dbus and python3-gi (Debian), run with /usr/bin/python3.
 """
 import json
@@ -209,6 +215,28 @@ def send_many(bus, name, path, count, event):
     print(json.dumps({"acks": acks, "errors": errors}), flush=True)
 
 
+def send_big(bus, name, path, size):
+    target = bus.get_object(name, path, introspect=False)
+    try:
+        seq = target.Send('"' + "x" * (size - 2) + '"', dbus_interface="org.mobiusd.App1", timeout=120)
+        print("t %d" % int(seq), flush=True)
+    except dbus.exceptions.DBusException as error:
+        print(error.get_dbus_name(), flush=True)
+
+
+def call_no_read(bus, name, path, count, pointer):
+    import time
+
+    for _ in range(count):
+        message = dbus.lowlevel.MethodCallMessage(name, path, "org.mobiusd.App1", "Get")
+        message.append(pointer, signature="s")
+        bus.send_message(message)
+    bus.flush()
+    print("ready", flush=True)
+    # Never dispatches: libdbus reads nothing more, so the replies pile up in the socket and then in the bus.
+    time.sleep(3600)
+
+
 def main():
     command, address = sys.argv[1], sys.argv[2]
     argument = sys.argv[3] if len(sys.argv) > 3 else None
@@ -250,6 +278,10 @@ def main():
         own(bus, argument)
     elif command == "send-many":
         send_many(bus, argument, sys.argv[4], int(sys.argv[5]), sys.argv[6])
+    elif command == "send-big":
+        send_big(bus, argument, sys.argv[4], int(sys.argv[5]))
+    elif command == "call-no-read":
+        call_no_read(bus, argument, sys.argv[4], int(sys.argv[5]), sys.argv[6])
     else:
         sys.exit("unknown command " + command)
     bus.flush()
