@@ -31,6 +31,9 @@ struct ControlClient {
             // The write end stays open: the daemon keeps streams only while we might still send.
             try fd.writeAllInterruptibly(Array((command.requestLine + "\n").utf8), socket: true)
             if case .metrics(_, let output) = command { return try metricsText(LineReader(fd: fd), output: output) }
+            if case .model(_, let at?) = command, let line = ProgressLine() {
+                HistoryProgress(answer: fd, socketPath: socketPath, at: at, line: line).waitForAnswer()
+            }
             return try converse(LineReader(fd: fd))
         } catch {
             if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }

@@ -4,18 +4,19 @@ import MobiusSystem
 /// at most five times a second, with the seq reached, events per second and the time left. Nothing when stderr is
 /// not a terminal (a pipe, a file, the journal).
 final class ReplayProgressLine {
+    private let line: ProgressLine
     private let first: UInt64
     private let last: UInt64
     private let started = SystemProcess.monotonicNanoseconds()
     private var shownAt: UInt64 = 0
-    private var showing = false
 
     static let quietNanoseconds: UInt64 = 1_000_000_000
     static let everyNanoseconds: UInt64 = 200_000_000
 
     /// Progress through seqs `first...last`, or `nil` when stderr is not a terminal.
     init?(first: UInt64, last: UInt64) {
-        guard FileDescriptor.standardError.isTerminal, last >= first else { return nil }
+        guard last >= first, let line = ProgressLine() else { return nil }
+        self.line = line
         self.first = first
         self.last = last
     }
@@ -31,20 +32,12 @@ final class ReplayProgressLine {
         let rate = Double(done) / (Double(elapsed) / 1e9)
         let left = rate > 0 ? Double(total - min(done, total)) / rate : 0
         let percent = total > 0 ? done * 100 / total : 100
-        write(
-            "\r\u{1B}[Kreplay: seq \(seq) of \(last) (\(percent)%), \(Int(rate)) events/s, ETA \(Self.duration(left))")
-        showing = true
+        line.show("replay: seq \(seq) of \(last) (\(percent)%), \(Int(rate)) events/s, ETA \(Self.duration(left))")
     }
 
     /// Takes the line away, before other output and at the end.
     func clear() {
-        guard showing else { return }
-        write("\r\u{1B}[K")
-        showing = false
-    }
-
-    private func write(_ text: String) {
-        try? FileDescriptor.standardError.writeAll(Array(text.utf8))
+        line.clear()
     }
 
     /// `42 s`, `3 min 5 s`, `2 h 10 min`.
