@@ -23,11 +23,12 @@ package struct SystemError: Error, CustomStringConvertible, Sendable, Equatable 
 }
 
 extension Result where Failure == Errno {
-    /// The value, or a `SystemError` naming `operation` and `subject`.
-    func get(_ operation: String, _ subject: String? = nil) throws(SystemError) -> Success {
+    /// The value, or a `SystemError` naming `operation` and `subject` (worked out only on failure: a call that
+    /// succeeds formats nothing).
+    func get(_ operation: String, _ subject: @autoclosure () -> String? = nil) throws(SystemError) -> Success {
         switch self {
         case .success(let value): return value
-        case .failure(let errno): throw SystemError(errno: errno, operation: operation, subject: subject)
+        case .failure(let errno): throw SystemError(errno: errno, operation: operation, subject: subject())
         }
     }
 }

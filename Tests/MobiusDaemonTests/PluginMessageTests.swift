@@ -15,6 +15,16 @@ struct PluginMessageTests {
             id: 9_007_199_254_740_993, method: "effect", params: .object(["effect": effect]))
         #expect(direct == generic)
         #expect(direct.last == UInt8(ascii: "\n"))
+        // The id is written as JSON reads it back, whatever its size or sign.
+        for id: Int64 in [0, 1, 9, 10, 4_294_967_296, -1, -42, .max, .min] {
+            var line: [UInt8] = []
+            PluginMessage.appendEffectRequest(id: id, effect: effect, to: &line)
+            let request = try JSONValue(parsing: Array(line.dropLast()))
+            #expect(request["id"]?.int64Value == id, "\(String(decoding: line, as: UTF8.self))")
+            let generic = try JSONValue(
+                parsing: Array(PluginMessage.request(id: id, method: "update", params: .null).dropLast()))
+            #expect(generic["id"]?.int64Value == id)
+        }
     }
 
     /// What the general way makes of a line: a result's id and value, or nil for anything else (a violation, an
