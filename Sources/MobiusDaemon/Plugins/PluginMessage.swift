@@ -55,7 +55,7 @@ enum PluginMessage {
     static func request(id: Int64, method: String, encodedParams params: [UInt8]) -> [UInt8] {
         var line = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
         line.reserveCapacity(params.count + method.utf8.count + 48)
-        appendID(id, to: &line)
+        JSONNumber(id).encode(into: &line)
         line.append(contentsOf: #","method":"#.utf8)
         JSONValue.string(method).encode(into: &line)
         line.append(contentsOf: #","params":"#.utf8)
@@ -68,16 +68,10 @@ enum PluginMessage {
     /// effect, so no object is built around the effect and no line array comes in between.
     static func appendEffectRequest(id: Int64, effect: JSONValue, to buffer: inout [UInt8]) {
         buffer.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
-        appendID(id, to: &buffer)
+        JSONNumber(id).encode(into: &buffer)
         buffer.append(contentsOf: #","method":"effect","params":{"effect":"#.utf8)
         effect.encode(into: &buffer)
         buffer.append(contentsOf: "}}\n".utf8)
-    }
-
-    /// Appends a request id's digits (with no `String` in between).
-    private static func appendID(_ id: Int64, to buffer: inout [UInt8]) {
-        if id < 0 { buffer.append(UInt8(ascii: "-")) }
-        ReplyText.appendDecimal(id.magnitude, to: &buffer)
     }
 
     /// A notification line from the host.
