@@ -7,8 +7,9 @@
 # The build has its own scratch path (.build/fuzz), so it never recompiles the normal build. Each target starts from
 # its seed corpus in Fuzz/Corpus/TARGET (only read) and, except with --smoke, from what earlier runs found, kept in
 # .build/fuzz/corpus/TARGET, for FUZZ_SECONDS (default 60). --smoke (make test) runs the seeds and then fuzzes for
-# FUZZ_SMOKE_SECONDS (default 3) into a corpus of its own that is thrown away. Crashing inputs go to .build/fuzz/findings/TARGET-crash-…; run one
-# again with `.build/fuzz/debug/mobiusd-fuzz TARGET FILE`.
+# FUZZ_SMOKE_SECONDS (default 3) into a corpus of its own that is thrown away, from the fixed FUZZ_SEED (default 1), so
+# that a smoke which fails in CI fails the same way here; the long runs draw a new seed each time. Crashing inputs go
+# to .build/fuzz/findings/TARGET-crash-…; run one again with `.build/fuzz/debug/mobiusd-fuzz TARGET FILE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,6 +48,7 @@ for target in "${targets[@]}"; do
     options=(-max_total_time="$seconds" -timeout=60 -detect_leaks=0 -print_final_stats=1
         -artifact_prefix=".build/fuzz/findings/$target-")
     if [ -f "Fuzz/Dictionaries/$target.dict" ]; then options+=(-dict="Fuzz/Dictionaries/$target.dict"); fi
+    if $smoke; then options+=(-seed="${FUZZ_SEED:-1}"); fi
     log="$scratch/$target.log"
     echo "fuzz: $target for ${seconds}s" >&2
     # Swift's own crash backtracer would race libFuzzer's report of the same crash.

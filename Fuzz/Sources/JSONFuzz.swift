@@ -29,7 +29,9 @@ enum JSONFuzz {
         /// from `0.1`. Both sides are compared as their nearest `Double` (`FoundationJSON.asFoundationSees`).
         case numberPrecision
         /// Foundation drops U+FEFF at the start of a string and after an escape (a quirk of its own): MobiusJSON keeps
-        /// every character of a string. Compared without U+FEFF.
+        /// every character of a string. Compared without U+FEFF; an object with two keys that differ only by U+FEFF is
+        /// compared for acceptance alone, since which of the two Foundation kept depends on where the U+FEFF stood in
+        /// the text, which the value no longer tells.
         case byteOrderMarkInString
     }
 
@@ -38,7 +40,7 @@ enum JSONFuzz {
         let theirs = FoundationJSON.parse(bytes)
         switch (ours, theirs) {
         case (.success(let value), .success(let object)):
-            checkAgreement(value, object, "the input")
+            if !hasKeysApartOnlyByByteOrderMarks(value) { checkAgreement(value, object, "the input") }
             checkRoundTrip(value)
             checkNumbers(in: value)
         case (.failure(let error), .success):
@@ -93,6 +95,15 @@ enum JSONFuzz {
         }
     }
 
+    /// Whether some object in `value` has two keys that are one key without U+FEFF (`Difference.byteOrderMarkInString`).
+    static func hasKeysApartOnlyByByteOrderMarks(_ value: JSONValue) -> Bool {
+        contains(value) { item in
+            guard case .object(let object) = item else { return false }
+            let cleaned = object.keys.map { $0.unicodeScalars.filter { $0 != "\u{FEFF}" } }.map(String.init)
+            return Set(cleaned).count < cleaned.count
+        }
+    }
+
     /// Our value and Foundation's are the same JSON value.
     static func checkAgreement(_ ours: JSONValue, _ theirs: Any, _ what: String) {
         let expected = FoundationJSON.value(theirs)
@@ -113,6 +124,7 @@ enum JSONFuzz {
         check(again.encoded() == text, "encoding is not canonical: \(show(text)) vs \(show(again.encoded()))")
         // Values beyond Double are ours alone (Difference.numberBeyondDouble).
         guard !contains(value, where: { if case .number(let n) = $0 { !n.doubleValue.isFinite } else { false } }),
+            !hasKeysApartOnlyByByteOrderMarks(value),
             case .success(let theirs) = FoundationJSON.parse(text)
         else { return }
         checkAgreement(value, theirs, "Foundation reading our text")

@@ -125,12 +125,23 @@ final class DaemonLoop<Model, Event, Effect> {
         guard eventsAsText else { return }
         switch input {
         case .event(let queued):
-            queuedSegments.append(Self.compactText(queued.text) { queued.json ?? rules.encodeEvent(queued.event) })
+            let text = Self.compactText(queued.text) { queued.json ?? rules.encodeEvent(queued.event) }
+            withQueuedSegments { $0.append(text) }
         case .request(let request, _):
             noteForExternalUpdate(request)
         default:
             break
         }
+    }
+
+    /// Runs `body` on `queuedSegments` moved out of the object: its arrays grow and are released there, which the
+    /// optimizer cannot see through, so changed in place every access to it would be checked for exclusivity at run
+    /// time (docs/architecture.md, "Exclusivity").
+    private func withQueuedSegments<T>(_ body: (inout EventSegments) -> T) -> T {
+        var segments = EventSegments()
+        swap(&segments, &queuedSegments)
+        defer { swap(&segments, &queuedSegments) }
+        return body(&segments)
     }
 
     /// An event's compact JSON text: the text it arrived as, else its JSON encoded.
@@ -141,7 +152,7 @@ final class DaemonLoop<Model, Event, Effect> {
     private func noteForExternalUpdate(_ request: LoopRequest) {
         guard eventsAsText else { return }
         switch request {
-        case .model, .modelAt, .subscribe: queuedSegments.cut()
+        case .model, .modelAt, .subscribe: withQueuedSegments { $0.cut() }
         default: break
         }
     }
@@ -161,7 +172,7 @@ final class DaemonLoop<Model, Event, Effect> {
                 let noted = !eventsAsText ? nil : Self.compactText(text) { json ?? .null }
                 // No JSON: the event came as text alone, for the update plugin, and the app's event is not read.
                 let event = try decodeEvent(json ?? .null)
-                if let noted { queuedSegments.append(noted) }
+                if let noted { withQueuedSegments { $0.append(noted) } }
                 queue.append(.event(event, json: kept, text: text, source: .client, ticket: ticket))
             } catch {
                 queue.append(
@@ -422,7 +433,7 @@ final class DaemonLoop<Model, Event, Effect> {
     private func answerWhileRecoveryStalls() {
         guard !queue.isEmpty, let cause = recoveryTrouble else { return }
         let inputs = takeQueue()
-        _ = queuedSegments.take()
+        _ = withQueuedSegments { $0.take() }
         finish(compute(inputs, mode: .recovering(cause)))
         recycle(inputs)
         tellRoomWaiters()
@@ -470,7 +481,7 @@ final class DaemonLoop<Model, Event, Effect> {
         let queuedAt = metrics.firstQueuedAt
         let inputs = takeQueue()
         if eventsAsText, !queuedSegments.isEmpty {
-            let segments = queuedSegments.take()
+            let segments = withQueuedSegments { $0.take() }
             if let externalUpdate = outlets?.externalUpdate {
                 prepareThenCommit(inputs, externalUpdate: externalUpdate, segments: segments, queuedAt: queuedAt)
                 return

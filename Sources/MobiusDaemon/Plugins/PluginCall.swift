@@ -1,11 +1,11 @@
 import MobiusJSON
 
-/// A request the host sent a plugin and has not had answered.
+/// A request the host sent a plugin and has not had answered, other than the update request in flight, which the
+/// runner keeps apart (one at a time).
 enum PluginCall {
     case initialize
     /// An effect; `deadline` (monotonic nanoseconds) is when it times out unless `progress` or an answer comes.
     case effect(effect: JSONValue, deadline: UInt64)
-    case update(PluginUpdateCall)
     case shutdown
 }
 

@@ -26,8 +26,9 @@ final class PluginRunner {
     private var effects: PluginEffectQueue
     /// Update requests waiting to be sent (one is in flight at a time), oldest first.
     private var updatesWaiting: [PluginUpdateCall] = []
-    /// The update request in flight, and when it times out (`updateTimeout` after it was sent).
-    private var updateInFlight: (id: Int64, deadline: UInt64)?
+    /// The update request in flight (one at a time, so not among `inFlight`), and when it times out
+    /// (`updateTimeout` after it was sent).
+    private var updateInFlight: (id: Int64, call: PluginUpdateCall, deadline: UInt64)?
     /// The one timer that times out update requests (see `armUpdateWatch`).
     private var updateWatch: ReactorTimers.ID?
     /// The pending timers of the last start (`startTimeout`) and of the restart backoff.
@@ -210,7 +211,7 @@ final class PluginRunner {
     /// (SIGTERM to its process group, SIGKILL 2 s later). Its exit puts the request back for the restart, or, once
     /// the plugin has ended `crashesPerEvent` times on it, answers it `crashed` (docs/plugins.md, "Update plugins").
     private func updateTimedOut(_ id: Int64) {
-        guard updateInFlight?.id == id, case .update(let update)? = inFlight[id], let process = channel?.process else {
+        guard let (inFlightID, update, _) = updateInFlight, inFlightID == id, let process = channel?.process else {
             return
         }
         let why = "did not answer \(update.method) within \(spec.config.updateTimeout) s (updateTimeout)"
@@ -294,28 +295,21 @@ final class PluginRunner {
         effects.finishedAll()
         if let effectSweep { reactor.cancel(effectSweep) }
         effectSweep = nil
-        var resend: [PluginUpdateCall] = []
-        var forgiven = 0
         for (_, call) in calls {
-            switch call {
-            case .effect(let effect, _): fail(effect, code, message)
-            case .update(let update):
-                if deathCounts { update.deaths += 1 }
-                guard !stopping, update.deaths >= spec.config.crashesPerEvent else {
-                    resend.append(update)
-                    continue
-                }
-                forgiven += update.deaths
-                let stderr = stderrTail.last.map { "; its last stderr line: \($0)" } ?? ""
-                log.warning("plugin \(name) died \(update.deaths) times on one \(update.method) request: \(message)")
-                let crash = "the update plugin \(name) died on it \(update.deaths) times (\(message))\(stderr)"
-                update.completion(.failure(.crashed(crash)))
-            case .initialize, .shutdown: break
-            }
+            if case .effect(let effect, _) = call { fail(effect, code, message) }
         }
+        guard let update = updateInFlight?.call else { return 0 }
         updateInFlight = nil
-        updatesWaiting.insert(contentsOf: resend, at: 0)
-        return forgiven
+        if deathCounts { update.deaths += 1 }
+        guard !stopping, update.deaths >= spec.config.crashesPerEvent else {
+            updatesWaiting.insert(update, at: 0)
+            return 0
+        }
+        let stderr = stderrTail.last.map { "; its last stderr line: \($0)" } ?? ""
+        log.warning("plugin \(name) died \(update.deaths) times on one \(update.method) request: \(message)")
+        let crash = "the update plugin \(name) died on it \(update.deaths) times (\(message))\(stderr)"
+        update.completion(.failure(.crashed(crash)))
+        return update.deaths
     }
 
     /// Fails every effect and update request that waits in the host.
@@ -544,6 +538,15 @@ final class PluginRunner {
     }
 
     private func answered(_ id: Int64, _ outcome: Answer, line: ArraySlice<UInt8>) {
+        if let (updateID, update, _) = updateInFlight, updateID == id {
+            updateInFlight = nil
+            switch outcome {
+            case .result(let result): update.completion(.success(result))
+            case .error(let text): update.completion(.failure(.rejected(text)))
+            }
+            pump()
+            return
+        }
         guard let call = inFlight.removeValue(forKey: id) else {
             // Late answers to cancelled or timed-out effects land here; anything else is a plugin's mistake.
             if id >= nextID {
@@ -575,13 +578,6 @@ final class PluginRunner {
                 handled += 1
             case .error(let text):
                 fail(effect, .pluginError, "plugin \(name): \(text)")
-            }
-            pump()
-        case .update(let update):
-            updateInFlight = nil
-            switch outcome {
-            case .result(let result): update.completion(.success(result))
-            case .error(let text): update.completion(.failure(.rejected(text)))
             }
             pump()
         case .shutdown:
@@ -680,9 +676,8 @@ final class PluginRunner {
             let update = updatesWaiting.removeFirst()
             let id = nextID
             nextID += 1
-            inFlight[id] = .update(update)
             let deadline = Self.deadline(after: spec.config.updateTimeout)
-            updateInFlight = (id: id, deadline: deadline)
+            updateInFlight = (id: id, call: update, deadline: deadline)
             if updateWatch == nil { armUpdateWatch(at: deadline) }
             channel?.send(PluginMessage.request(id: id, method: update.method, encodedParams: update.params))
         }
@@ -727,7 +722,7 @@ final class PluginRunner {
         let now = SystemProcess.monotonicNanoseconds()
         updateWatch = reactor.after(nanoseconds: deadline > now ? deadline - now : 0) { [unowned self] in
             updateWatch = nil
-            guard let (id, deadline) = updateInFlight else { return }
+            guard let (id, _, deadline) = updateInFlight else { return }
             if deadline <= SystemProcess.monotonicNanoseconds() {
                 updateTimedOut(id)
             } else {
