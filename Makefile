@@ -120,7 +120,7 @@ bench: deps
 	SWIFT=$(SWIFT) Benchmarks/run-daemon.sh $(BENCH_RUNS)
 	Benchmarks/run-fsync-handoff.sh
 	SWIFT=$(SWIFT) Benchmarks/run-systemd.sh $(BENCH_RUNS)
-	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh 3
+	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-plugin-daemon.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-plugin.sh $(BENCH_RUNS)
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
