@@ -1,3 +1,4 @@
+import Foundation
 import MobiusJSON
 import MobiusSystem
 import MobiusTestSupport
@@ -146,6 +147,58 @@ struct HistoryProgressTests {
         #expect(try quick.wait() == .exited(0), "\(quick.stdout.debugDescription)")
         #expect(quick.stdout == "seq 3\r\n3\r\n", "an answer within the second shows no line")
         #expect(try daemon.terminate() == .exited(0))
+    }
+
+    /// Ctrl-C while the progress line shows takes the line away before mobiusctl ends by SIGINT, so the shell's
+    /// prompt does not land after a stale "replaying: …".
+    @Test func ctrlCTakesTheProgressLineAway() throws {
+        let wedge = try Wedge()
+        let daemon = try wedge.start()
+        let client = try daemon.connect()
+        try DaemonTraffic.sendIncrements(4, on: client, batch: 4)
+        #expect(try wedge.sendWedge(on: client) == 5)
+        try DaemonTraffic.sendIncrements(6, on: client, batch: 6)
+        let environment = ["PATH": SystemProcess.environment("PATH") ?? "/usr/bin:/bin", "HOME": wedge.scratch.path]
+        let script = try #require(DaemonSpawn.which("script"))
+        let command = [CtlBinaries.mobiusctl, "--socket", wedge.socket, "model", "--at", "10"]
+        let terminal = try CtlChild(
+            script, ["-qefc", command.map { "'\($0)'" }.joined(separator: " "), wedge.scratch.file("interrupted")],
+            environment: environment, outputPrefix: wedge.scratch.file("interrupted"))
+        try wedge.waitUntilWedged()
+        try terminal.waitForOutput(" events/s")
+        let mobiusctl = try #require(Self.descendant(of: terminal.pid, named: "mobiusctl"), "mobiusctl under script")
+        #expect(kill(mobiusctl, SIGINT) == 0)
+        // script(1) returns 128 + the signal for a child a signal ended.
+        #expect(try terminal.wait() == .exited(128 + SIGINT), "\(terminal.stdout.debugDescription)")
+        let shown = terminal.stdout
+        #expect(shown.hasSuffix(" events/s\r\u{1B}[K"), "the line taken away last: \(shown.debugDescription)")
+        #expect(!shown.contains("seq 10"), "no model after Ctrl-C: \(shown.debugDescription)")
+        try wedge.release()
+        #expect(try daemon.terminate() == .exited(0))
+    }
+
+    /// The pid of a process called `name` below `ancestor` (script(1) starts the command through a shell), from /proc.
+    private static func descendant(of ancestor: Int32, named name: String) -> Int32? {
+        var parents: [Int32: Int32] = [:]
+        var names: [Int32: String] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, let parent = Int32(fields[1]) else { continue }
+            parents[pid] = parent
+            names[pid] = String(stat[stat.index(after: open)..<close])
+        }
+        for (pid, found) in names where found == name {
+            var up = parents[pid]
+            while let next = up, next > 1 {
+                if next == ancestor { return pid }
+                up = parents[next]
+            }
+        }
+        return nil
     }
 
     /// The line's text from `status`'s `history`: the replay asked for, else the wait for the history thread.
