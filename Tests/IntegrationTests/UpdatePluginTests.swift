@@ -35,6 +35,29 @@ struct UpdatePluginTests {
         try daemon.terminate()
     }
 
+    /// A lying update plugin: a second answer to a request already answered is ignored (the event counts once, the
+    /// plugin keeps running); an answer to a request the host never sent breaks the protocol, so the plugin is
+    /// ended and restarted, and the event it keeps doing it on is rejected alone (`PluginCrashed`).
+    @Test(arguments: [false, true])
+    func answersTwiceOrAheadHaveTheirOutcome(batch: Bool) throws {
+        let (daemon, client) = try daemon(batch: batch, extra: ["restart": PluginFixtures.quickRestart])
+        #expect(try client.request(#"{"type":"add","n":2}"#).seq == 1)
+        #expect(try client.request(#"{"type":"answerTwice"}"#).seq == 2)
+        #expect(try client.request(#"{"type":"add","n":3}"#).seq == 3)
+        #expect(try client.request("model").model?["total"] == 5, "the second answer changed nothing")
+        var entry = try #require(try client.request("status")["plugins"]?["app"])
+        #expect(entry["state"] == "running" && entry["restarts"] == 0, "\(entry)")
+
+        let ahead = try client.request(#"{"type":"answerAhead"}"#, timeout: .seconds(30))
+        #expect(ahead.errorCode == "PluginCrashed", "\(ahead)")
+        #expect(try client.request(#"{"type":"add","n":4}"#, timeout: .seconds(30)).seq == 4)
+        #expect(try client.request("model").model?["total"] == 9)
+        entry = try #require(try client.request("status")["plugins"]?["app"])
+        #expect((entry["restarts"]?.int64Value ?? 0) >= 1, "\(entry)")
+        #expect(daemon.standardError.contains("which the host never sent"), "\(daemon.standardError)")
+        try daemon.terminate()
+    }
+
     /// A client's compact event goes to the plugin as the bytes it arrived as, any other as the daemon's encoding of
     /// it: either way the plugin gets the same JSON value, escapes, numbers and all.
     @Test(arguments: [false, true])

@@ -12,7 +12,9 @@ options.mode (how the plugin starts):
                sees one (a marker file in options.marker remembers), {"type":"poison"} kills it every time,
                {"type":"hang"} makes it stop answering every time, {"type":"hangOnce"} the first time (a marker
                file in options.marker remembers), staying alive (a line goes to the file options.hangs when it
-               hangs), {"type":"effect","effect":E} emits E; the
+               hangs), {"type":"effect","effect":E} emits E, {"type":"answerTwice"} answers its request a second
+               time with a total 1000 higher, {"type":"answerAhead"} first answers an id 1000 past its request's
+               (one the host never sent); the
                model keeps the last 50 other events in "seen"; options.calls names a file that gets "METHOD N" per
                update request, options.lineLengths one that gets each update request line's length in bytes,
                options.delay seconds to wait before answering each update request
@@ -184,12 +186,20 @@ def run_update(mid, method, params):
             results.append({})
     with open(options["calls"], "a") if options.get("calls") else open(os.devnull, "w") as log:
         log.write("%s %d\n" % (method, len(events)))
+    kinds = [event.get("type") if isinstance(event, dict) else None for event in events]
+    if "answerAhead" in kinds:
+        answer(mid + 1000, {"model": {"total": total + 1000, "seen": seen}})
     if method == "updateBatch":
         answer(mid, {"model": {"total": total, "seen": seen}, "results": results})
     elif "error" in results[0]:
         send({"id": mid, "error": results[0]["error"]})
     else:
         answer(mid, dict({"model": {"total": total, "seen": seen}}, **results[0]))
+    if "answerTwice" in kinds:
+        if method == "updateBatch":
+            answer(mid, {"model": {"total": total + 1000, "seen": seen}, "results": results})
+        else:
+            answer(mid, {"model": {"total": total + 1000, "seen": seen}})
 
 
 def main():
