@@ -41,6 +41,24 @@ struct HistoryPartsTests {
         #expect(models.isEmpty)
     }
 
+    @Test func logStreamsKeepTheLoopsModelsOnlyWhileAStreamCarriesThem() {
+        let streams = LogStreams()
+        let plain = ConnectionID(1)
+        let withModels = ConnectionID(2)
+        streams.started(plain)
+        streams.committed(models: [1], lastSeq: 1)
+        #expect(streams.recentModels.isEmpty, "no stream carries models")
+        streams.started(withModels)
+        streams.carriesModels(withModels, true)
+        streams.committed(models: [2, 3], lastSeq: 3)
+        #expect(streams.recentModels.model(at: 3) == 3 && streams.recentModels.model(at: 2) == 2)
+        #expect(streams.due == [plain, plain, withModels], "each commit makes every stream due")
+        streams.ended(withModels)
+        #expect(streams.recentModels.isEmpty, "let go when the last stream with models ends")
+        streams.committed(models: [4], lastSeq: 4)
+        #expect(streams.recentModels.isEmpty)
+    }
+
     @Test func modelArgumentTakesPathAndAt() throws {
         func parse(_ text: String) -> Result<(path: JSONPointer?, at: UInt64?), ArgumentProblem> {
             RequestArguments.modelArgument(ArraySlice(Array(text.utf8)))

@@ -188,12 +188,7 @@ extension DaemonJournal: PassCommitHook {
         committedSeq = seqs.upperBound
         snapshots.committed(events: seqs.count, bytes: records.count)
         window.append(&records, firstSeq: seqs.lowerBound, lastSeq: seqs.upperBound)
-        if logStreams.hasModelStreams {
-            recentModels.append(models, lastSeq: seqs.upperBound)
-        } else if !recentModels.isEmpty {
-            recentModels.removeAll()
-        }
-        logStreams.committed()
+        logStreams.committed(models: models, lastSeq: seqs.upperBound)
         if let writer, writer.fillDue() { journalThread.submit { writer.fillAhead() } }
     }
 
@@ -259,9 +254,9 @@ extension DaemonJournal: LogSource {
     func appendModelLines(
         from: UInt64, through: UInt64, maxBytes: Int, to output: inout [UInt8]
     ) -> (next: UInt64, model: JSONValue)? {
-        guard recentModels.model(at: from) != nil else { return nil }
+        let models = logStreams.recentModels
+        guard models.model(at: from) != nil else { return nil }
         var last: JSONValue?
-        let models = recentModels
         let next = window.appendLines(from: from, through: through, maxBytes: maxBytes, to: &output) {
             record, output in
             guard let model = models.model(at: record.seq) else { return false }

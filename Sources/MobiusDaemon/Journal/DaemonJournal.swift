@@ -20,8 +20,6 @@ final class DaemonJournal {
     private(set) var catalog: JournalCatalog?
     private(set) var writer: JournalWriter?
     let window: RecentRecords
-    /// The loop's models after the newest events, while a `log {"models":true}` stream is at the head.
-    var recentModels = RecentModels()
     /// Replays past models for `log {"models":true}` streams behind the head; given by the runtime (`attach`).
     private(set) var pastModels: (any PastModelReader)?
     let journalThread = BlockingWorker(name: "mobiusd-journal", stackSize: 4 << 20)
@@ -48,7 +46,7 @@ final class DaemonJournal {
     private(set) var committedModel: (() -> (UInt64, JSONValue?))?
     /// The control server's log streams, which read from here: those at the head go on after each committed pass
     /// with events (held directly, not through a closure: this runs per pass).
-    private(set) lazy var logStreams = LogStreams(source: self)
+    let logStreams = LogStreams()
 
     private init(settings: JournalSettings, directory: StateDirectory?, log: DaemonLog) {
         self.settings = settings

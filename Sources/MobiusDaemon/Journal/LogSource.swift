@@ -3,6 +3,8 @@ import MobiusJSON
 /// Where the control server's `log` streams get their items: the journal (memory for the newest records, the
 /// segment files for older ones) or, with `--ephemeral`, the in-memory window alone.
 protocol LogSource: AnyObject {
+    /// The streams reading from here, told of each committed pass.
+    var logStreams: LogStreams { get }
     /// The last committed seq.
     var committedSeq: UInt64 { get }
     /// Appends lines for `from...through` (about `maxBytes`) from memory; returns the next seq, or `nil` when `from`

@@ -628,7 +628,7 @@ final class DaemonLoop<Model, Event, Effect> {
         outlets.sink.deliver(work.outputs, writeNow: queue.isEmpty)
         if work.queuedAt != 0 { metrics.passEnded(queuedAt: work.queuedAt) }
         spare.keep(&work.outputs)
-        if work.modelChanged { publish(to: outlets.sink) }
+        if work.modelChanged && !audience.isEmpty { publish(to: outlets.sink) }
         if !work.effects.isEmpty, let dispatcher = outlets.dispatcher {
             let sink = outlets.sink
             let monitors = audience.monitors
@@ -643,7 +643,7 @@ final class DaemonLoop<Model, Event, Effect> {
 
     /// Publishes the current model to subscriptions and monitors.
     private func publish(to sink: any LoopOutputSink) {
-        guard !audience.isEmpty, let modelValue = currentModelJSON() else { return }
+        guard let modelValue = currentModelJSON() else { return }
         let seq = state.seq
         var moved = Audience()
         swap(&moved, &audience)
@@ -672,8 +672,7 @@ final class DaemonLoop<Model, Event, Effect> {
         _ inputs: [PassInput<Event>], mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil, queuedAt: UInt64 = 0
     ) -> PassWork<Model, Effect> {
-        var start = PassStart(
-            audience: Audience(), recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
+        var start = PassStart(recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
         let reads = PassRules<Model, Event, Effect>.reads(of: inputs)
         if reads.log {
             start.firstLoggedSeq = commitHook?.firstLoggedSeq
@@ -684,13 +683,9 @@ final class DaemonLoop<Model, Event, Effect> {
         }
         start.recordModels = commitHook?.wantsEventModels ?? false
         if reads.status { start.surroundings = statusSurroundings() }
-        // The audience is lent to the pass, moved rather than copied: nothing else reads it while the pass is
-        // computed.
-        swap(&start.audience, &audience)
         var work = rules.compute(
-            inputs, state: state, from: start, outputs: spare.takeOutputs(),
+            inputs, state: state, audience: audience, from: start, outputs: spare.takeOutputs(),
             records: commitHook == nil ? nil : spare.takeRecords(), mode: mode, prepared: prepared)
-        swap(&start.audience, &audience)
         work.queuedAt = queuedAt
         return work
     }

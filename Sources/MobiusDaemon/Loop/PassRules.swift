@@ -1,10 +1,8 @@
 import MobiusCore
 import MobiusJSON
 
-/// What a pass reads besides its inputs and the committed state.
+/// What a pass reads besides its inputs, the committed state and who streams what.
 struct PassStart {
-    /// Who streams what before the pass.
-    var audience: Audience
     /// The lowest seq `log` can send, or `nil` when there is no log (`log` is then `Unavailable`).
     var firstLoggedSeq: UInt64?
     /// What `status` reports from outside the loop; taken only for a pass that has a `status` request.
@@ -67,19 +65,20 @@ final class PassRules<Model, Event, Effect> {
         self.ephemeral = ephemeral
     }
 
-    /// Computes a pass over `inputs` from `state` and `start`, in order, touching nothing outside the returned
-    /// value.
+    /// Computes a pass over `inputs` from `state`, `audience` and `start`, in order, touching nothing outside the
+    /// returned value.
     ///
     /// - Parameters:
+    ///   - audience: who streams what before the pass.
     ///   - outputs: an empty array for the pass's outputs (an earlier pass's, for its capacity).
     ///   - records: an empty buffer for the pass's journal records, or `nil` when nothing is journaled.
     func compute(
-        _ inputs: [PassInput<Event>], state: consuming LoopState<Model>, from start: PassStart,
-        outputs: consuming [PassOutput], records: consuming [UInt8]?, mode: PassWork<Model, Effect>.Mode,
+        _ inputs: [PassInput<Event>], state: consuming LoopState<Model>, audience: borrowing Audience,
+        from start: PassStart, outputs: consuming [PassOutput], records: consuming [UInt8]?, mode: PassWork<Model, Effect>.Mode,
         prepared: PreparedOutcomes<Model, Effect>? = nil
     ) -> PassWork<Model, Effect> {
         // `consume`: the buffers move into the pass, so that filling them does not copy them first.
-        var work = PassWork<Model, Effect>(state: consume state, audience: start.audience)
+        var work = PassWork<Model, Effect>(state: consume state, audience: audience)
         work.prepared = prepared
         work.recordModels = start.recordModels
         work.outputs = consume outputs
@@ -92,7 +91,9 @@ final class PassRules<Model, Event, Effect> {
             work.notYetReached = counts
         }
         inputs.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices { step(buffer, at: index, from: start, mode: mode, work: &work) }
+            for index in buffer.indices {
+                step(buffer, at: index, audience: audience, from: start, mode: mode, work: &work)
+            }
         }
         return work
     }
@@ -112,8 +113,8 @@ final class PassRules<Model, Event, Effect> {
     /// One input of `compute`, read in place from the pass's buffer (a `switch` over `inputs[index]` copied every
     /// event's payload first).
     private func step(
-        _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, from start: PassStart,
-        mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
+        _ inputs: UnsafeBufferPointer<PassInput<Event>>, at index: Int, audience: borrowing Audience,
+        from start: PassStart, mode: PassWork<Model, Effect>.Mode, work: inout PassWork<Model, Effect>
     ) {
         if work.notYetReached != nil { work.notYetReached?[inputs[index].sourceKind, default: 0] -= 1 }
         switch inputs[index] {
@@ -150,7 +151,7 @@ final class PassRules<Model, Event, Effect> {
             if case .status = request {
                 reply = .line(statusLine(work, from: start))
             } else {
-                reply = answer(request, ticket: ticket, from: start, work: &work)
+                reply = answer(request, ticket: ticket, audience: audience, from: start, work: &work)
             }
             work.outputs.append(.reply(ticket.connection, reply))
         case .rejected(let code, let message, let ticket):
@@ -158,7 +159,7 @@ final class PassRules<Model, Event, Effect> {
         case .reply(let line, let ticket):
             work.outputs.append(.reply(ticket.connection, .line(line)))
         case .disconnected(let connection):
-            if start.audience.subscriptions.contains(connection)
+            if audience.subscriptions.contains(connection)
                 || work.streamChanges.contains(where: { $0.subscribes(connection) })
             {
                 work.subscriberCount -= 1
@@ -254,7 +255,8 @@ final class PassRules<Model, Event, Effect> {
     // MARK: - Requests
 
     private func answer(
-        _ request: LoopRequest, ticket: ReplyTicket, from start: PassStart, work: inout PassWork<Model, Effect>
+        _ request: LoopRequest, ticket: ReplyTicket, audience: borrowing Audience, from start: PassStart,
+        work: inout PassWork<Model, Effect>
     ) -> LoopReply {
         let seq = work.state.seq
         switch request {
@@ -264,7 +266,7 @@ final class PassRules<Model, Event, Effect> {
             }
             let value = path.map { $0.value(in: model) ?? .null } ?? model
             guard case .subscribe = request else { return .line(LoopLines.model(seq: seq, model: value)) }
-            if !start.audience.subscriptions.contains(ticket.connection)
+            if !audience.subscriptions.contains(ticket.connection)
                 && !work.streamChanges.contains(where: { $0.subscribes(ticket.connection) })
             {
                 work.subscriberCount += 1

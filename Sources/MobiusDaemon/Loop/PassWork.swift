@@ -43,8 +43,8 @@ struct PassWork<Model, Effect> {
     /// When the pass's first input was queued (monotonic nanoseconds), for its latency; 0: not measured.
     var queuedAt: UInt64 = 0
 
-    init(state: LoopState<Model>, audience: Audience) {
-        self.state = state
+    init(state: consuming LoopState<Model>, audience: borrowing Audience) {
+        self.state = consume state
         self.monitors = audience.monitors
         self.subscriberCount = audience.subscriptions.count
     }

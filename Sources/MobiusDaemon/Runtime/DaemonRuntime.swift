@@ -84,7 +84,7 @@ final class DaemonRuntime<Model, Event, Effect> {
         let commands = ControlCommandRelay()
         let server = try ControlServer(
             loop: loop.port, reactor: reactor, listener: listener, settings: setup.settings, log: log,
-            parser: parser, logStreams: journal.logStreams, commands: commands, foreignReplies: exposure)
+            parser: parser, logSource: journal, commands: commands, foreignReplies: exposure)
         self.server = server
         self.signals = signals
         let plugins = PluginHost(

@@ -27,7 +27,7 @@ extension ControlServer {
     /// behind thus reads from disk, never from unbounded memory (docs/protocol.md 1.5).
     func pumpLog(_ connection: ClientConnection) {
         guard var stream = connection.logStream, !stream.reading, connection.state.isOpen else { return }
-        let source = logStreams.source
+        let source = logSource
         let threshold = max(64 * 1024, settings.maxOutputBytes / 2)
         var appended = false
         defer {

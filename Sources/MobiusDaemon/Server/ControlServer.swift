@@ -34,7 +34,10 @@ final class ControlServer {
     var stallTimer: ReactorTimers.ID?
     /// Carries out `reload` and `plugin` (for the runtime, which owns the server).
     let controlHandler: any ControlCommandHandler
-    /// `log` streams and where they read from (the journal's).
+    /// Where `log` streams read from: the journal. Unowned: the journal outlives the server (a weak reference would
+    /// give the journal a side table, slowing each retain).
+    unowned let logSource: any LogSource
+    /// The `log` streams (the journal's).
     let logStreams: LogStreams
     /// Set while accept is paused for lack of descriptors.
     var acceptPause: AcceptPause?
@@ -43,10 +46,11 @@ final class ControlServer {
 
     init(
         loop: LoopPort, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
-        log: DaemonLog, parser: BlockingWorker, logStreams: LogStreams, commands: any ControlCommandHandler,
+        log: DaemonLog, parser: BlockingWorker, logSource: any LogSource, commands: any ControlCommandHandler,
         foreignReplies: (any ForeignReplyRecipient)?
     ) throws(SystemError) {
-        self.logStreams = logStreams
+        self.logSource = logSource
+        self.logStreams = logSource.logStreams
         self.foreignReplies = foreignReplies
         self.loop = loop
         self.reactor = reactor

@@ -1,8 +1,7 @@
-/// The control server's `log` streams: the source they read from and the connections streaming.
+import MobiusJSON
+
+/// The connections with a `log` stream: the journal tells them of each commit, the control server runs them.
 final class LogStreams {
-    /// The journal (or the ephemeral window). Unowned: the journal holds these streams and outlives them (a weak
-    /// reference would give the journal a side table, slowing each retain).
-    unowned let source: any LogSource
     /// Connections with a stream, in the order they started.
     private(set) var connections: [ConnectionID] = []
     /// Streams to go on at the end of this round (started, or new events committed).
@@ -10,13 +9,12 @@ final class LogStreams {
     /// Connections whose stream carries models (`log {"models":true}`): while there are any, passes give the journal
     /// their models.
     private var modelStreams: [ConnectionID] = []
+    /// The loop's models after the newest events, kept while a stream carries models: those at the head send them
+    /// with the records instead of replaying them. Let go when the last such stream ends.
+    private(set) var recentModels = RecentModels()
 
     /// Whether a stream carries models.
     var hasModelStreams: Bool { !modelStreams.isEmpty }
-
-    init(source: any LogSource) {
-        self.source = source
-    }
 
     // Each list is moved out while it changes, so that no access to the stored property spans a call the optimizer
     // cannot see through: every access (one per pass among them, in `committed`) would be checked at run time.
@@ -39,6 +37,7 @@ final class LogStreams {
             streaming.append(id)
         }
         swap(&streaming, &modelStreams)
+        if !hasModelStreams { recentModels.removeAll() }
     }
 
     /// A connection's stream is to go on at the end of the round.
@@ -65,9 +64,11 @@ final class LogStreams {
         if hasModelStreams { carriesModels(id, false) }
     }
 
-    /// New events were committed: every stream goes on at the end of the round.
-    func committed() {
+    /// New events were committed, `models` the loop's after the last `models.count` of them (while a stream
+    /// carries models): every stream goes on at the end of the round.
+    func committed(models: [JSONValue], lastSeq: UInt64) {
         guard !connections.isEmpty else { return }
+        if hasModelStreams { recentModels.append(models, lastSeq: lastSeq) }
         var moved: [ConnectionID] = []
         swap(&moved, &due)
         moved.append(contentsOf: connections)
