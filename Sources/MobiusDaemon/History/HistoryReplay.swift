@@ -21,8 +21,12 @@ struct HistoryReplay<Model, Event, Effect>: Sendable {
         var first: (seq: UInt64, message: String)?
 
         mutating func note(_ seq: UInt64, _ error: any Error) {
+            note(seq, message: EventRejection.message(for: error))
+        }
+
+        mutating func note(_ seq: UInt64, message: String) {
             count += 1
-            if first == nil { first = (seq, EventRejection.message(for: error)) }
+            if first == nil { first = (seq, message) }
         }
     }
 

@@ -66,7 +66,6 @@ final class DaemonRuntime<Model, Event, Effect> {
             releaseElsewhere: { inputs in parser.submit { _ = inputs } })
         self.setup = setup
         self.journal = journal
-        history = ModelHistory(app: app, journal: journal, log: log, waker: reactor.waker)
         self.reactor = reactor
         self.loop = loop
         self.log = log
@@ -91,6 +90,12 @@ final class DaemonRuntime<Model, Event, Effect> {
             specs: setup.plugins, updatePlugin: app.updatePlugin, backpressure: backpressure, loop: loop.pluginPort,
             reactor: reactor, log: log)
         self.plugins = plugins
+        // A replay of an update plugin's app starts a process of its own from the plugin's spec as it is then.
+        let updatePluginSpec = app.updatePlugin.map { name in
+            { [unowned plugins] () -> PluginSpec? in plugins.runner(named: name)?.spec }
+        }
+        history = ModelHistory(
+            app: app, updatePluginSpec: updatePluginSpec, journal: journal, log: log, waker: reactor.waker)
         externalUpdate = app.updatePlugin.flatMap { name in plugins.runner(named: name) }.flatMap { runner in
             PluginUpdateDriver(runner: runner, log: log).externalUpdate as? ExternalUpdate<Model, Event, Effect>
         }
