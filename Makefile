@@ -22,6 +22,8 @@ APT_PACKAGES += python3-venv python3-setuptools python3-wheel
 APT_PACKAGES += systemd-container
 # The soak's plot of RSS, descriptors, ack p99 and events/s (Tests/soak, docs/reliability.md).
 APT_PACKAGES += python3-matplotlib
+# gdbus (gdbus monitor, gdbus call), as a user would watch and call an exposed app (Tests/IntegrationTests/DBusExpose*).
+APT_PACKAGES += libglib2.0-bin
 # promtool checks `metrics` in the Prometheus format, and the Python client's parser checks it in OpenMetrics
 # (Tests/IntegrationTests/MetricsTests.swift).
 APT_PACKAGES += prometheus python3-prometheus-client
@@ -118,11 +120,12 @@ bench: deps
 	SWIFT=$(SWIFT) Benchmarks/run-daemon.sh $(BENCH_RUNS)
 	Benchmarks/run-fsync-handoff.sh
 	SWIFT=$(SWIFT) Benchmarks/run-systemd.sh $(BENCH_RUNS)
-	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh 3
+	SWIFT=$(SWIFT) Benchmarks/run-dbus.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-plugin-daemon.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-plugin.sh $(BENCH_RUNS)
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
 	Benchmarks/run-history.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobiusd" --runs $(BENCH_RUNS)
+	SWIFT=$(SWIFT) Benchmarks/run-replay.sh $(BENCH_RUNS)
 
 # The daemon with its embedded default app (the counter); it prints its socket and a socat line.
 run: deps
@@ -147,6 +150,9 @@ DOCDIR ?= $(PREFIX)/share/doc/mobiusd
 PLUGINDIR ?= $(PREFIX)/lib/mobiusd/plugins
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+# The system bus's policy for exposed apps goes where dbus-daemon reads it: Debian's reads /usr/share/dbus-1/system.d
+# (packages) and /etc/dbus-1/system.d (local), not PREFIX/share under /usr/local.
+DBUSPOLICYDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/share/dbus-1/system.d,/etc/dbus-1/system.d)
 BUILT ?= $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 # Swift example plugins built as products, installed into PLUGINDIR.
 EXAMPLE_PLUGIN_PRODUCTS ?=
@@ -189,6 +195,8 @@ install-files:
 	install -m 0644 completions/mobiusctl.bash "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl"
 	install -m 0644 completions/mobiusd.bash "$(DESTDIR)$(BASHCOMPDIR)/mobiusd"
 	install -m 0644 completions/_mobiusctl completions/_mobiusd "$(DESTDIR)$(ZSHCOMPDIR)/"
+	install -d "$(DESTDIR)$(DBUSPOLICYDIR)"
+	install -m 0644 systemd/org.mobiusd.app.conf "$(DESTDIR)$(DBUSPOLICYDIR)/"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/mobiusd" "$(DESTDIR)$(BINDIR)/mobiusctl"
@@ -199,4 +207,5 @@ uninstall:
 	rm -rf "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PLUGINDIR)"
 	rm -f "$(DESTDIR)$(BASHCOMPDIR)/mobiusctl" "$(DESTDIR)$(BASHCOMPDIR)/mobiusd" \
 	  "$(DESTDIR)$(ZSHCOMPDIR)/_mobiusctl" "$(DESTDIR)$(ZSHCOMPDIR)/_mobiusd"
+	rm -f "$(DESTDIR)$(DBUSPOLICYDIR)/org.mobiusd.app.conf"
 	-rmdir "$(DESTDIR)$(PREFIX)/lib/mobiusd" 2>/dev/null

@@ -3,6 +3,7 @@
 latency, and the latency of `ping` on another connection meanwhile against `ping` with nothing else running.
 
 Usage: Benchmarks/run-history.py MOBIUSD [--runs 5] [--events 100000] [--pings 3000] [--history-nice N]
+                                  [--update-plugin python|swift]
 
 Each run starts a daemon on a fresh state directory (counter app, snapshots every EVENTS + 50,000 events, fsync
 never: the replay reads the files either way), journals enough increments for one snapshot and EVENTS more after
@@ -13,6 +14,9 @@ it, then measures:
     `model {"at":N}` back to back (the history thread is then replaying nearly all the time), until at least PINGS
     pings and 5 replays are done. --history-nice N sets the history thread's nice value first (root may lower it),
     to compare priorities.
+With --update-plugin the app's update is the plugin benchmark's update plugin (PluginDaemonBench: `python`, its
+bench_plugin.py on the Python SDK, or `swift`, mobiusd-bench-plugin beside MOBIUSD; each adds 1 to a number for
+{"type":"add"}): the replay then goes through a process of that plugin of its own, in batches.
 It prints each run's figures and the medians over the runs. Docs: docs/durability.md, "The model at any seq".
 """
 import json
@@ -36,8 +40,10 @@ class Client:
         self.socket.sendall((line + "\n").encode())
         return json.loads(self.reader.readline())
 
+    line = b'{"type":"increment"}\n'
+
     def increments(self, count, batch=2000):
-        line = b'{"type":"increment"}\n'
+        line = self.line
         while count > 0:
             size = min(batch, count)
             self.socket.sendall(line * size)
@@ -91,13 +97,28 @@ def renice_thread(pid, name, nice):
     sys.exit(f"no thread {name} in {pid}")
 
 
-def run(mobiusd, events, ping_count, history_nice):
+def update_plugin(mobiusd, which):
+    """The config members of the bench's update plugin `which` (python or swift)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if which == "python":
+        plugin = {"exec": [os.path.join(here, "PluginDaemonBench", "bench_plugin.py")],
+                  "env": {"PYTHONPATH": os.path.join(os.path.dirname(here), "Plugins", "sdk", "python")}}
+    elif which == "swift":
+        plugin = {"exec": [os.path.join(os.path.dirname(mobiusd), "mobiusd-bench-plugin")]}
+    else:
+        sys.exit(f"--update-plugin takes python or swift, not {which}")
+    return {"app": "bench", "model": 0, "update": {"plugin": "app"}, "plugins": {"app": plugin}}
+
+
+def run(mobiusd, events, ping_count, history_nice, plugin):
     with tempfile.TemporaryDirectory(prefix="history-bench.") as scratch:
         config = os.path.join(scratch, "c.json")
         snapshot_every = events + 50_000
+        members = update_plugin(mobiusd, plugin) if plugin else {"update": {"builtin": "counter"}}
+        if plugin:
+            Client.line = b'{"type":"add"}\n'
         with open(config, "w") as file:
-            json.dump({"update": {"builtin": "counter"},
-                       "state": {"snapshotEvents": snapshot_every, "fsync": "never"}}, file)
+            json.dump(dict(members, state={"snapshotEvents": snapshot_every, "fsync": "never"}), file)
         path = os.path.join(scratch, "s.sock")
         process = subprocess.Popen(
             [mobiusd, "--config", config, "--socket", path, "--state-dir", os.path.join(scratch, "state")],
@@ -166,10 +187,11 @@ def main():
     events = int(options.get("--events", 100_000))
     ping_count = int(options.get("--pings", 3000))
     history_nice = int(options["--history-nice"]) if "--history-nice" in options else None
+    plugin = options.get("--update-plugin")
     print(f"load: {os.getloadavg()}")
     results = []
     for index in range(runs):
-        result = run(mobiusd, events, ping_count, history_nice)
+        result = run(mobiusd, events, ping_count, history_nice, plugin)
         results.append(result)
         print(f"run {index + 1}: " + ", ".join(f"{key} {value:.1f}" for key, value in result.items()), flush=True)
     print("median: " + ", ".join(

@@ -45,6 +45,7 @@ enum JournalFuzz {
             }
         }
         let intact = intactSeqs(directory.path, history)
+        checkReplayReader(directory.path, history, intact: intact)
         let recovered = JournalRecovered.run(directory.path, history: history, log: log)
         switch recovered.outcome {
         case .failure(let refusal):
@@ -62,6 +63,36 @@ enum JournalFuzz {
             check(second.lastSeq == outcome.lastSeq && again.model == recovered.model, "a second recovery differs")
             check(snapshotOfFiles(directory.path) == files, "a second recovery changed files")
             goOn(from: second, history: history, model: again.model, directory: directory.path, &input)
+        }
+    }
+
+    /// `mobiusd replay`'s reader of a state directory (`ReadOnlyJournal`), on the damaged directory before
+    /// recovery touches it: it changes no file, and either refuses naming a file of the directory, or reads the
+    /// acknowledged events in seq order from where it can start, with no gap, up to at least every intact record (it
+    /// ends the journal where recovery would, so it never stops short of an intact record).
+    static func checkReplayReader(_ directory: String, _ history: JournalHistory, intact: Set<UInt64>) {
+        let files = snapshotOfFiles(directory)
+        defer { check(snapshotOfFiles(directory) == files, "replay's reader changed files") }
+        do throws(ReplayFailure) {
+            let journal = try ReadOnlyJournal.open(directory)
+            let end = try journal.end()
+            guard let start = journal.earliestStart else { return }
+            var reader = ReadOnlyJournal.Reader(journal, from: start + 1)
+            var expected = start + 1
+            while let record = try reader.next() {
+                check(record.seq == expected, "replay read seq \(record.seq) where \(expected) was next")
+                check(record.seq <= history.lastSeq, "replay read seq \(record.seq), never acknowledged")
+                guard record.seq == expected, record.seq <= history.lastSeq else { return }
+                let event = try? JSONValue(parsing: record.text)
+                check(event == history.event(record.seq), "replay read \(String(describing: event)) as seq \(expected)")
+                expected += 1
+            }
+            check(expected - 1 == end.lastSeq, "replay's reader ends at \(expected - 1), its end at \(end.lastSeq)")
+            check(
+                intact.allSatisfy { $0 <= end.lastSeq },
+                "replay ends at seq \(end.lastSeq) before intact \(intact.filter { $0 > end.lastSeq }.sorted())")
+        } catch {
+            check(error.description.contains(directory), "replay's refusal names no file: \(error)")
         }
     }
 

@@ -27,4 +27,10 @@ package enum InterruptRequest {
             if fd >= 0 { Syscall.shutdown(fd) }
         }.get("sigaction", "SIGINT")
     }
+
+    /// Ends the process by SIGINT after all, once the caller has tidied up (taken a progress line away): the shell
+    /// sees what it would have seen had the signal not been caught.
+    package static func endByInterrupt() -> Never {
+        Syscall.dieOfInterrupt()
+    }
 }

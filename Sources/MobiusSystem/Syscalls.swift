@@ -723,6 +723,13 @@ extension Syscall {
         Glibc.exit(code)
     }
 
+    /// Ends the process by SIGINT, as if it had never been caught: the default disposition back, then the signal.
+    static func dieOfInterrupt() -> Never {
+        _ = signal(SIGINT, SIG_DFL)
+        _ = raise(SIGINT)
+        Glibc.exit(128 + SIGINT)
+    }
+
     /// Fills `count` bytes from `getrandom`, retrying until it has them all.
     static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

@@ -31,9 +31,16 @@ struct ControlClient {
             // The write end stays open: the daemon keeps streams only while we might still send.
             try fd.writeAllInterruptibly(Array((command.requestLine + "\n").utf8), socket: true)
             if case .metrics(_, let output) = command { return try metricsText(LineReader(fd: fd), output: output) }
+            if case .model(_, let at?) = command, let line = ProgressLine() {
+                // Ctrl-C while the line may show: the line goes first, then the process ends by SIGINT as usual.
+                try? InterruptRequest.catchSignal(shuttingDown: fd)
+                HistoryProgress(answer: fd, socketPath: socketPath, at: at, line: line).waitForAnswer()
+                if InterruptRequest.isPending { InterruptRequest.endByInterrupt() }
+            }
             return try converse(LineReader(fd: fd))
         } catch {
             if command.endsByInterrupt && InterruptRequest.isPending { return ExitStatus.success }
+            if InterruptRequest.isPending { InterruptRequest.endByInterrupt() }
             if error.isTimedOut, let seconds = command.replyTimeout {
                 console.error("\(socketPath): no answer within \(seconds) s; the \(command.name) may still finish")
                 return ExitStatus.unreachable

@@ -64,6 +64,8 @@ enum HelpText {
                   --at N       the model as it was right after seq N: the daemon replays its journal from the
                                newest snapshot at or before N. A seq no longer kept, in the future or in a
                                damaged part of the journal is an error that says which (exit 1).
+                               A replay longer than a second shows its progress on stderr when that
+                               is a terminal.
                 """
         case "watch":
             return """

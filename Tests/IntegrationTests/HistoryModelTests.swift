@@ -204,7 +204,9 @@ struct HistoryModelTests {
         try daemon.terminate()
     }
 
-    @Test func withoutSnapshotsOrWithAnUpdatePluginOnlyTheHeadIsServed() throws {
+    /// With `--ephemeral` only the head's model is served; an update plugin's app gets past models (through a
+    /// process of the plugin of its own) but no models in `log` items.
+    @Test func withoutSnapshotsOnlyTheHeadIsServedAndAnUpdatePluginsLogHasNoModels() throws {
         let ephemeral = try DaemonProcess.start(extraArguments: ["--ephemeral"])
         let client = try ephemeral.connect()
         try DaemonTraffic.sendIncrements(3, on: client, batch: 3)
@@ -221,10 +223,9 @@ struct HistoryModelTests {
         let pluginClient = try plugin.connect()
         #expect(try pluginClient.request(#"{"type":"add","n":2}"#).seq == 1)
         #expect(try pluginClient.request(#"{"type":"add","n":3}"#).seq == 2)
-        let refused = try pluginClient.request(#"model {"at":1}"#)
-        #expect(refused.errorCode == "Unavailable", "\(refused)")
-        #expect(refused.errorMessage?.contains("update is a plugin") == true, "\(refused)")
-        #expect(try pluginClient.request(#"model {"at":2}"#).model?["total"] == 5, "the head still is")
+        let replayed = try pluginClient.request(#"model {"at":1}"#)
+        #expect(replayed.model?["total"] == 2, "replayed through the plugin: \(replayed)")
+        #expect(try pluginClient.request(#"model {"at":2}"#).model?["total"] == 5, "the head from the loop")
         let models = try pluginClient.request(#"log {"models":true}"#)
         #expect(models.errorCode == "Unavailable" && models.errorMessage?.contains("update is a plugin") == true)
         try plugin.terminate()
@@ -299,5 +300,65 @@ struct HistoryModelTests {
         let run = try DaemonToolRun.run(DaemonSpawn.mobiusdPath, ["--config", config, "--check"])
         #expect(run.exit == .exited(1), "\(run)")
         #expect(run.stderr.contains("state.keepSnapshots: must be an integer from 2 to 100000"), "\(run.stderr)")
+    }
+
+    /// An app whose update is a plugin: a past model is replayed through a process of the plugin of its own, in
+    /// batches, from the newest snapshot (the running plugin is not asked); `log` with models stays `Unavailable`.
+    @Test func anUpdatePluginsPastModelsGoThroughAProcessOfItsOwn() throws {
+        let scratch = DaemonScratch()
+        let calls = scratch.file("calls")
+        let plain = try JSONValue(
+            parsing: PluginFixtures.config(plugins: [:], batch: true, updateOptions: ["calls": .string(calls)]))
+        var config = try #require(plain.objectValue)
+        config["state"] = ["snapshotEvents": 10, "keepSnapshots": 10]
+        let configPath = PluginFixtures.writeConfig(.object(config), in: scratch)
+        let arguments = [
+            "--config", configPath, "--socket", scratch.file("x.sock"), "--state-dir", scratch.file("state"),
+        ]
+        let daemon = try DaemonProcess(scratch: scratch, arguments: arguments, socketPath: scratch.file("x.sock"))
+        let client = try daemon.connect()
+        for n in 1...45 { #expect(try client.request(#"{"type":"add","n":\#(n)}"#).seq == Int64(n)) }
+        #expect(try client.request(#"{"type":"reject"}"#).errorCode == "InvalidEvent", "rejected, not journaled")
+        let liveCalls = scratch.read("calls").split(separator: "\n").count
+        for seq in [1, 5, 17, 33, 44] {
+            let reply = try client.request(#"model {"at":\#(seq),"path":"/total"}"#)
+            #expect(reply.seq == Int64(seq) && reply.model == .number(JSONNumber(seq * (seq + 1) / 2)), "\(reply)")
+        }
+        let replayCalls = scratch.read("calls").split(separator: "\n").dropFirst(liveCalls)
+        #expect(replayCalls.contains("updateBatch 5"), "seq 1 to 5 in one request from the start: \(replayCalls)")
+        #expect(replayCalls.count == 5, "one request per replay, each from its snapshot: \(replayCalls)")
+        #expect(try client.request(#"model {"at":45}"#).model?["total"] == 1035, "the head from the live model")
+        let log = try client.request(#"log {"since":0,"models":true}"#)
+        #expect(log.errorCode == "Unavailable" && log.errorMessage?.contains("model {\"at\":N}") == true, "\(log)")
+        #expect(try client.request(#"{"type":"add","n":46}"#).seq == 46, "the live plugin goes on")
+        try daemon.terminate()
+    }
+
+    /// A replay whose plugin process cannot start (the program now fails like a script with a syntax error) is
+    /// answered `Unavailable` with the plugin's reason; the running plugin and the live loop go on.
+    @Test func aReplayWhosePluginCannotStartSaysWhy() throws {
+        let scratch = DaemonScratch()
+        let wrapper = try PluginFixtures.breakablePlugin(
+            in: scratch, named: "update.sh", stderr: "SyntaxError: invalid syntax")
+        let restart: JSONValue = ["initialDelay": 0.1, "maxDelay": 0.1, "burst": 2, "interval": 60]
+        let update: JSONValue = [
+            "exec": [.string(wrapper)], "options": ["mode": "update", "batch": true], "restart": restart,
+        ]
+        let config: JSONValue = ["app": "plugintest", "update": ["plugin": "app"], "plugins": ["app": update]]
+        let arguments = [
+            "--config", PluginFixtures.writeConfig(config, in: scratch), "--socket", scratch.file("x.sock"),
+            "--state-dir", scratch.file("state"),
+        ]
+        let daemon = try DaemonProcess(scratch: scratch, arguments: arguments, socketPath: scratch.file("x.sock"))
+        let client = try daemon.connect()
+        for n in 1...3 { #expect(try client.request(#"{"type":"add","n":\#(n)}"#).seq == Int64(n)) }
+        _ = scratch.write("broken", "")
+        let reply = try client.request(#"model {"at":2}"#, timeout: .seconds(30))
+        #expect(reply.errorCode == "Unavailable", "\(reply)")
+        #expect(reply.errorMessage?.contains("did not start") == true, "\(reply)")
+        #expect(reply.errorMessage?.contains("SyntaxError") == true, "the plugin's own words: \(reply)")
+        #expect(try client.request(#"{"type":"add","n":4}"#).seq == 4, "the running plugin goes on")
+        #expect(try client.request("model").model?["total"] == 10)
+        try daemon.terminate()
     }
 }

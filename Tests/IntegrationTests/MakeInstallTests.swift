@@ -67,6 +67,7 @@ struct MakeInstallTests {
             "usr/share/doc/mobiusd/README.md", "usr/share/doc/mobiusd/systemd.md",
             "usr/share/bash-completion/completions/mobiusctl", "usr/share/bash-completion/completions/mobiusd",
             "usr/share/zsh/site-functions/_mobiusctl", "usr/share/zsh/site-functions/_mobiusd",
+            "usr/share/dbus-1/system.d/org.mobiusd.app.conf",
         ] {
             #expect(installed.contains(wanted), "\(wanted) not installed: \(installed)")
         }
@@ -77,6 +78,15 @@ struct MakeInstallTests {
         let unit = try String(contentsOfFile: "\(root)/usr/lib/systemd/system/mobiusd@.service", encoding: .utf8)
         #expect(unit.contains("\nExecStart=/usr/bin/mobiusd --config /etc/mobiusd/%i.json\n"), "\(unit)")
         #expect(FileSystem.isExecutable("\(root)/usr/bin/mobiusd"))
+        // The sysusers file makes the user and the group the D-Bus policy names (into a scratch root, never /etc).
+        if let sysusers = DaemonSpawn.which("systemd-sysusers") {
+            let system = scratch.file("system")
+            try FileSystem.makeDirectories("\(system)/etc", mode: 0o755)
+            let run = try DaemonToolRun.run(sysusers, ["--root=\(system)", "\(root)/usr/lib/sysusers.d/mobiusd.conf"])
+            #expect(run.exit == .exited(0), "\(run.stderr)")
+            #expect(scratch.read("system/etc/passwd").contains("mobiusd:x:"), "\(run.stderr)")
+            #expect(scratch.read("system/etc/group").contains("mobiusd-send:x:"), "\(run.stderr)")
+        }
 
         let uninstall = try Self.make(["uninstall", "DESTDIR=\(root)", "PREFIX=/usr"])
         #expect(uninstall.exit == .exited(0), "\(uninstall.stdout)\(uninstall.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import MobiusJSON
 import MobiusSystem
 import MobiusTestSupport
 import Testing
@@ -14,14 +15,19 @@ struct TopTests {
         let sandbox = CtlSandbox()
         try sandbox.startDaemon()
         for _ in 0..<3 { #expect(try sandbox.ctlAtSocket("send", #"{"type":"increment"}"#).exit == .exited(0)) }
-        let pane = try TmuxPane(
+        let pane = try topPane(sandbox)
+        try pane.waitFor("mobiusd counter (0.1.0)  seq 3")
+        return (sandbox, pane)
+    }
+
+    /// A pane running top against `sandbox`'s daemon, as `start` describes.
+    private func topPane(_ sandbox: CtlSandbox) throws -> TmuxPane {
+        try TmuxPane(
             """
             trap : INT TERM; cd '\(sandbox.directory)'; stty -g > before
             '\(CtlBinaries.mobiusctl)' --socket '\(sandbox.socketPath)' top 2> err; echo $? > status
             stty -g > after; echo ended; sleep 600
             """)
-        try pane.waitFor("mobiusd counter (0.1.0)  seq 3")
-        return (sandbox, pane)
     }
 
     /// Waits for the shell's `ended` and returns top's exit status and stderr, checking the terminal is as it was.
@@ -46,6 +52,32 @@ struct TopTests {
         // The next refreshes follow what happens: a new event and its rate.
         #expect(try sandbox.ctlAtSocket("send", #"{"type":"increment"}"#).exit == .exited(0))
         try pane.waitFor("seq 4")
+        try pane.keys("q")
+        let (status, stderr) = try ended(sandbox, pane)
+        #expect(status == "0" && stderr.isEmpty, "\(status) \(stderr)")
+    }
+
+    /// An effect-handler plugin gets a row under the table's header: its name, its state and counts that follow
+    /// its effects. The counter's decrement at 0 emits `{"type":"beep"}`, which behave.py claims here.
+    @Test func showsAPluginsRowWithTheEffectsItHandled() throws {
+        let sandbox = CtlSandbox()
+        let fx = PluginFixtures.behave(options: ["effects": ["beep"]])
+        let config: JSONValue = ["app": "topfx", "update": ["builtin": "counter"], "plugins": ["fx": fx]]
+        let path = sandbox.directory + "/config.json"
+        try String(decoding: config.encoded(), as: UTF8.self).write(toFile: path, atomically: true, encoding: .utf8)
+        try sandbox.startDaemon(arguments: ["--config", path, "--ephemeral"])
+        let pane = try topPane(sandbox)
+        // The row's cells: PLUGIN, STATE, IN FLIGHT, HANDLED, FAILED, RESTARTS.
+        let row = { () throws -> [Substring]? in
+            try pane.capture().split(separator: "\n").first { $0.hasPrefix("fx ") }?.split(separator: " ")
+        }
+        try DaemonTraffic.eventually("fx running, nothing handled") {
+            try row() == ["fx", "running", "0", "0", "0", "0"]
+        }
+        let header = try pane.capture().split(separator: "\n").first { $0.hasPrefix("PLUGIN") }
+        #expect(header?.split(separator: " ") == ["PLUGIN", "STATE", "IN", "FLIGHT", "HANDLED", "FAILED", "RESTARTS"])
+        for _ in 0..<2 { #expect(try sandbox.ctlAtSocket("send", #"{"type":"decrement"}"#).exit == .exited(0)) }
+        try DaemonTraffic.eventually("two effects handled") { try row() == ["fx", "running", "0", "2", "0", "0"] }
         try pane.keys("q")
         let (status, stderr) = try ended(sandbox, pane)
         #expect(status == "0" && stderr.isEmpty, "\(status) \(stderr)")

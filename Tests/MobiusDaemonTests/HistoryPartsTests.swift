@@ -10,11 +10,11 @@ import Testing
 @Suite("History parts")
 struct HistoryPartsTests {
     @Test func progressTextGroupsDigitsAndNeverPassesAHundredPercent() {
-        #expect(ReplayProgress.summary(done: 420_000, total: 1_000_000) == "42% (420,000 of 1,000,000 events)")
-        #expect(ReplayProgress.summary(done: 0, total: 3) == "0% (0 of 3 events)")
-        #expect(ReplayProgress.summary(done: 0, total: 0) == "100% (0 of 0 events)")
-        #expect(ReplayProgress.summary(done: 12, total: 10) == "100% (12 of 12 events)", "a journal grown since")
-        #expect(ReplayProgress.grouped(999) == "999" && ReplayProgress.grouped(1000) == "1,000")
+        #expect(ProgressLine.summary(done: 420_000, total: 1_000_000) == "42% (420,000 of 1,000,000 events)")
+        #expect(ProgressLine.summary(done: 0, total: 3) == "0% (0 of 3 events)")
+        #expect(ProgressLine.summary(done: 0, total: 0) == "100% (0 of 0 events)")
+        #expect(ProgressLine.summary(done: 12, total: 10) == "100% (12 of 12 events)", "a journal grown since")
+        #expect(ProgressLine.grouped(999) == "999" && ProgressLine.grouped(1000) == "1,000")
         let progress = ReplayProgress(total: 4)
         progress.advance()
         progress.advance(by: 2)

@@ -124,6 +124,30 @@ struct PassOrderTests {
         #expect(timeline.effects == [["type": "note", "count": 1], ["type": "note", "count": 2]])
     }
 
+    /// The model on D-Bus: a caller answered next reads the state its event led to.
+    @Test("the observer hears of the start, then of each applied pass before its replies; an undone pass: nothing")
+    func observerBeforeReplies() throws {
+        let timeline = Timeline()
+        let harness = LoopHarness(
+            countingApp(recordingOn: timeline), timeline: timeline,
+            commits: CommitScript(outcomes: [.committed, .committed, .committed, .failed(.storageFailure, "disk")]),
+            observes: true)
+        #expect(timeline.handouts == [.committed(0, model: 0)], "the state it started at")
+        timeline.clear()
+        harness.run([clientEvent(Counting.add, line: 1), clientRequest(.ping, line: 2)])
+        #expect(timeline.kinds == ["commit", "committed", "delivered"])
+        #expect(timeline.handouts[1] == .committed(1, model: 1))
+        timeline.clear()
+        harness.run([clientRequest(.ping, line: 3)])
+        #expect(timeline.kinds == ["commit", "delivered"], "a pass that applied nothing: \(timeline.handouts)")
+        timeline.clear()
+        harness.run([clientEvent(Counting.quiet, line: 4)])
+        #expect(timeline.handouts.dropFirst().first == .committed(2, model: nil), "a new seq, the same model")
+        timeline.clear()
+        harness.run([clientEvent(Counting.add, line: 5)])
+        #expect(timeline.kinds == ["commit", "delivered"], "undone: \(timeline.handouts)")
+    }
+
     @Test("with a commit hook: commit, then replies, then the model, then effects")
     func commitComesFirst() throws {
         let timeline = Timeline()

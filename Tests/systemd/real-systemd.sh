@@ -187,6 +187,7 @@ run() {
 
 run systemd-sysusers
 check "systemd-sysusers creates the units' user mobiusd ($out)" in_container getent passwd mobiusd
+check "systemd-sysusers creates the group mobiusd-send that the bus policy lets call Send" in_container getent group mobiusd-send
 run systemctl start mobiusd@counter.socket mobiusd@counter.service
 check "mobiusd@counter starts (systemctl start: $out)" [ $rc = 0 ]
 run mobiusctl --human --socket /run/mobiusd/counter.sock send '{"type":"increment"}'

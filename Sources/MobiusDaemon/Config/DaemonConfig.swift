@@ -75,6 +75,8 @@ public struct DaemonConfig: Sendable {
     public var plugins: [(name: String, plugin: Plugin)] = []
     /// The D-Bus event sources, from the `dbus` array; default none.
     public var dbus: [DBusSource] = []
+    /// The model as a D-Bus service, from `expose`; default none.
+    public var expose: Expose?
     /// Where to listen, from `socket.path` (relative to the config file); `nil` means the default path.
     /// `--socket` overrides it.
     public var socketPath: String?
@@ -174,6 +176,7 @@ public struct DaemonConfig: Sendable {
             guard case .array(let items) = sources else { throw ConfigError(key: "dbus", "must be an array") }
             dbus = try Self.dbusSources(items)
         }
+        if var section = try top.section("expose") { expose = try Self.expose(&section) }
         if var socket = try top.section("socket") {
             socketPath = try socket.string("path", expected: "must be a string, a file path").map {
                 FileSystem.resolve($0, against: baseDirectory)

@@ -22,35 +22,20 @@ public struct DaemonOptions: Sendable, Equatable {
 
     /// Parses arguments (without the program name). `--flag value` and `--flag=value` are both accepted.
     public init(arguments: [String]) throws(ConfigError) {
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            var flag = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                flag = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(ConfigError) -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst(), !next.hasPrefix("--") else {
-                    throw ConfigError(key: flag, "needs a value")
-                }
-                return next
-            }
+        var flags = FlagScanner(arguments)
+        while let flag = flags.next() {
             switch flag {
-            case "--config", "-c": configFile = try value()
-            case "--socket": socketPath = try value()
-            case "--state-dir": stateDirectory = try value()
-            case "--log-level": logLevel = try value()
+            case "--config", "-c": configFile = try flags.value()
+            case "--socket": socketPath = try flags.value()
+            case "--state-dir": stateDirectory = try flags.value()
+            case "--log-level": logLevel = try flags.value()
             case "--ephemeral": ephemeral = true
             case "--check": check = true
             case "--version": showVersion = true
             case "--help", "-h": showHelp = true
-            default: throw ConfigError(key: argument, "unknown option")
+            default: throw ConfigError(key: flags.argument, "unknown option")
             }
-            if inlineValue != nil && ["--ephemeral", "--check", "--version", "--help"].contains(flag) {
-                throw ConfigError(key: flag, "takes no value")
-            }
+            if ["--ephemeral", "--check", "--version", "--help"].contains(flag) { try flags.noValue() }
         }
         if let logLevel, DaemonLog.Level(name: logLevel) == nil {
             throw ConfigError(key: "--log-level", "must be one of error, warning, notice, info, debug")

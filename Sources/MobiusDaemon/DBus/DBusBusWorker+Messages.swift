@@ -1,13 +1,15 @@
 import MobiusJSON
 
 extension DBusBusWorker {
-    /// The filter: every message the connection dispatches (bus thread).
-    func handle(_ message: DBusMessage) {
+    /// The filter: every message the connection dispatches (bus thread). Method calls are left to libdbus, which
+    /// answers them `UnknownMethod`.
+    func handle(_ message: DBusMessage) -> Bool {
         switch message.kind {
         case .signal: handleSignal(message)
         case .methodReturn, .error: handleReply(message)
         case .methodCall, .other: break
         }
+        return false
     }
 
     private func handleSignal(_ message: DBusMessage) {

@@ -36,8 +36,6 @@ final class DBusBusWorker: @unchecked Sendable {
     /// Arguments the match rules look at (highest `argN` plus one).
     let argumentCount: Int
 
-    static let initialBackoff = 0.25
-    static let maxBackoff = 30.0
     static let inboxCapacity = 4096
     /// Calls waiting for replies at once, per bus.
     static let maxPendingCalls = 1024
@@ -129,41 +127,33 @@ final class DBusBusWorker: @unchecked Sendable {
             firstAttemptSettled()
             return
         }
-        var delay = Self.initialBackoff
-        var attempts = 0
-        var settled = false
+        var rhythm = DBusReconnection(whenFirstSettled: firstAttemptSettled)
         while !stopRequested {
-            attempts += 1
+            let retry = rhythm.attempt()
             setState(.connecting)
             do {
                 let connection = try connect()
                 self.connection = connection
-                delay = Self.initialBackoff
-                if attempts > 1 { for status in statuses { status.update { $0.reconnects += 1 } } }
+                rhythm.connected()
+                if retry { for status in statuses { status.update { $0.reconnects += 1 } } }
                 setState(.connected)
                 log.notice("D-Bus \(bus): connected as \(connection.uniqueName ?? "?"), \(sources.count) source(s)")
                 runReads(Array(sources.indices).filter { sources[$0].initialRead != nil })
-                if !settled {
-                    settled = true
-                    firstAttemptSettled()
-                }
+                rhythm.settle()
                 serve(connection, waitSet: waitSet)
                 self.connection = nil
                 connection.close()
                 failPendingCalls(.disconnected("the connection to the bus was lost"))
                 guard !stopRequested else { break }
                 setState(.backoff, error: "the bus closed the connection")
-                log.warning("D-Bus \(bus): connection lost; reconnecting in \(delay) s")
+                log.warning("D-Bus \(bus): connection lost; reconnecting in \(rhythm.delay) s")
             } catch {
                 setState(.backoff, error: error.description)
-                log.limited("dbus \(bus)", .warning, "D-Bus \(bus): \(error); retrying in \(delay) s")
+                log.limited("dbus \(bus)", .warning, "D-Bus \(bus): \(error); retrying in \(rhythm.delay) s")
             }
-            if !settled {
-                settled = true
-                firstAttemptSettled()
-            }
-            guard pause(seconds: delay, waitSet: waitSet) else { break }
-            delay = min(delay * 2, Self.maxBackoff)
+            rhythm.settle()
+            guard pause(seconds: rhythm.delay, waitSet: waitSet) else { break }
+            rhythm.waited()
         }
         failPendingCalls(.disconnected("the daemon is stopping"))
     }

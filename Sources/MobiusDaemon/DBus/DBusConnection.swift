@@ -9,10 +9,10 @@ final class DBusConnection {
     let raw: OpaquePointer
     private var filter: Unmanaged<FilterBox>?
 
-    /// What the filter calls for every message the connection dispatches.
+    /// What the filter calls for every message the connection dispatches; `true` when it answered the message.
     private final class FilterBox {
-        let handle: (DBusMessage) -> Void
-        init(_ handle: @escaping (DBusMessage) -> Void) { self.handle = handle }
+        let handle: (DBusMessage) -> Bool
+        init(_ handle: @escaping (DBusMessage) -> Bool) { self.handle = handle }
     }
 
     private init(raw: OpaquePointer) {
@@ -83,19 +83,19 @@ final class DBusConnection {
     /// Whether messages wait to be written (then the socket is watched for writability too).
     var hasMessagesToSend: Bool { dbus_connection_has_messages_to_send(raw) != 0 }
 
-    /// Installs the one filter: every message the connection dispatches goes to `handle`, which may keep it.
-    func setFilter(_ handle: @escaping (DBusMessage) -> Void) {
+    /// Installs the one filter: every message the connection dispatches goes to `handle`, which may keep it and
+    /// returns whether it answered it (a method call nobody answers gets libdbus's `UnknownMethod` error).
+    func setFilter(_ handle: @escaping (DBusMessage) -> Bool) {
         let box = Unmanaged.passRetained(FilterBox(handle))
         filter = box
         _ = dbus_connection_add_filter(raw, Self.filterFunction, box.toOpaque(), nil)
     }
 
     private static let filterFunction: DBusHandleMessageFunction = { _, message, data in
-        if let message, let data {
+        guard let message, let data,
             Unmanaged<FilterBox>.fromOpaque(data).takeUnretainedValue().handle(DBusMessage(retaining: message))
-        }
-        // Others may look at it too; method calls nobody handles get libdbus's UnknownMethod error.
-        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        return DBUS_HANDLER_RESULT_HANDLED
     }
 
     /// Adds a match rule and waits for the bus's answer.
@@ -134,6 +134,50 @@ final class DBusConnection {
 
     /// Hands every complete incoming message to the filter.
     func dispatchAll() {
-        while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+        while dispatchOne() {}
+    }
+
+    /// Hands the oldest complete incoming message (if any) to the filter; `true` when more remain.
+    func dispatchOne() -> Bool {
+        dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS
+    }
+
+    /// Bytes of messages queued for sending.
+    var outgoingSize: Int { dbus_connection_get_outgoing_size(raw) }
+
+    /// Bounds what libdbus reads ahead: it stops reading the socket while the messages it has received and not yet
+    /// freed (queued, or kept by the filter) total `bytes`.
+    func limitReceived(bytes: Int) {
+        dbus_connection_set_max_received_size(raw, bytes)
+    }
+
+    /// Writes everything queued, waiting for the socket as long as it takes (at shutdown, on the bus thread).
+    func flush() {
+        dbus_connection_flush(raw)
+    }
+
+    /// What the bus answered to `RequestName`.
+    enum NameRequest {
+        /// The connection owns the name now (or already did).
+        case owner
+        /// Another connection owns it; this one is in its queue and gets `NameAcquired` when the name is its.
+        case queued
+    }
+
+    /// Asks the bus for `name` (queueing behind its owner, not replacing it) and waits for the answer.
+    /// - Throws: the bus's refusal (the policy does not allow this user to own the name), or a lost connection.
+    func requestName(_ name: String) throws(DBusFailure) -> NameRequest {
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let answer = dbus_bus_request_name(raw, name, 0, &error)
+        if dbus_error_is_set(&error) != 0 { throw Self.failure(&error) }
+        switch answer {
+        case Int32(DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER), Int32(DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER): return .owner
+        case Int32(DBUS_REQUEST_NAME_REPLY_IN_QUEUE): return .queued
+        default:
+            throw DBusFailure(
+                name: "org.freedesktop.DBus.Error.Failed", message: "RequestName answered \(answer) for \(name)")
+        }
     }
 }

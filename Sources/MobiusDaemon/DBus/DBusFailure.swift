@@ -6,6 +6,11 @@ struct DBusFailure: Error, CustomStringConvertible, Sendable {
 
     var description: String { "\(name): \(message)" }
 
+    /// `org.freedesktop.DBus.Error.<name>`, one of the specification's standard errors.
+    static func standard(_ name: String, _ message: String) -> DBusFailure {
+        DBusFailure(name: "org.freedesktop.DBus.Error." + name, message: message)
+    }
+
     static func disconnected(_ message: String) -> DBusFailure {
         DBusFailure(name: "org.freedesktop.DBus.Error.Disconnected", message: message)
     }

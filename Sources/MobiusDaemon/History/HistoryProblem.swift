@@ -15,10 +15,10 @@ enum HistoryProblem: Error, Sendable {
     /// Too many replays are running or waiting.
     case overloaded(String)
 
-    /// Why an app whose update is a plugin gets no past models.
+    /// Why an app whose update is a plugin gets no models in `log` items.
     static let updatePluginReason =
-        "past models are not served for an app whose update is a plugin: the replay would go through the running "
-        + "plugin, one request at a time, and hold up the live loop's passes behind it"
+        "the models of log items are not served for an app whose update is a plugin: each event's model would cost "
+        + "a request of its own to the plugin; ask model {\"at\":N} for the seqs you need"
 
     var code: ErrorCode {
         switch self {

@@ -21,8 +21,12 @@ struct HistoryReplay<Model, Event, Effect>: Sendable {
         var first: (seq: UInt64, message: String)?
 
         mutating func note(_ seq: UInt64, _ error: any Error) {
+            note(seq, message: EventRejection.message(for: error))
+        }
+
+        mutating func note(_ seq: UInt64, message: String) {
             count += 1
-            if first == nil { first = (seq, EventRejection.message(for: error)) }
+            if first == nil { first = (seq, message) }
         }
     }
 
@@ -51,17 +55,19 @@ struct HistoryReplay<Model, Event, Effect>: Sendable {
 
     /// The model in the snapshot of `seq`, or why it cannot be used (naming the file).
     private func snapshotModel(_ seq: UInt64) -> Result<Model, SnapshotFile.Problem> {
-        let path = directory + "/" + SnapshotFile.name(seq: seq)
+        let snapshot: SnapshotFile
+        do throws(SnapshotFile.Problem) {
+            snapshot = try SnapshotFile.read(seq: seq, in: directory, epoch: epoch)
+        } catch {
+            return .failure(error)
+        }
         do {
-            let snapshot = try SnapshotFile.decode(try FileSystem.read(path))
-            guard snapshot.seq == seq, snapshot.epoch == epoch else {
-                return .failure(
-                    SnapshotFile.Problem(
-                        description: "the snapshot \(path) holds seq \(snapshot.seq) of epoch \(snapshot.epoch)"))
-            }
             return .success(try app.codec.decodeModel(snapshot.model))
         } catch {
-            return .failure(SnapshotFile.Problem(description: "the snapshot \(path) cannot be used: \(error)"))
+            return .failure(
+                SnapshotFile.Problem(
+                    description: "the snapshot \(directory)/\(SnapshotFile.name(seq: seq)) holds a model the app "
+                        + "cannot take: \(error)"))
         }
     }
 

@@ -15,6 +15,9 @@ import MobiusSystem
 /// through the reactor's waker.
 final class ModelHistory<Model, Event, Effect>: PastModelReader {
     private let app: DaemonApp<Model, Event, Effect>
+    /// The update plugin's spec as configured now (a `reload` may change it), when the app's update is a plugin:
+    /// a replay starts a process of its own from it.
+    private let updatePluginSpec: (() -> PluginSpec?)?
     /// The journal this history reads (its catalog, directory and epoch); it outlives the history.
     private unowned let journal: DaemonJournal
     private let log: DaemonLog
@@ -31,8 +34,13 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
     /// Replays from a base that may be running or waiting at once.
     static var maxPendingReplays: Int { 4 }
 
-    init(app: DaemonApp<Model, Event, Effect>, journal: DaemonJournal, log: DaemonLog, waker: ReactorWaker) {
+    /// - Parameter updatePluginSpec: the update plugin's spec now; `nil` when the app's update is its own.
+    init(
+        app: DaemonApp<Model, Event, Effect>, updatePluginSpec: (() -> PluginSpec?)?, journal: DaemonJournal,
+        log: DaemonLog, waker: ReactorWaker
+    ) {
         self.app = app
+        self.updatePluginSpec = updatePluginSpec
         self.journal = journal
         self.log = log
         self.waker = waker
@@ -41,7 +49,6 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
     /// Why no past model can be had at all now, if so.
     private var refusal: HistoryProblem? {
         if stopped.isRaised { return .unavailable(.shuttingDown, "the daemon is shutting down") }
-        if app.updatePlugin != nil { return .unavailable(.unavailable, HistoryProblem.updatePluginReason) }
         if journal.isEphemeral {
             return .unavailable(
                 .unavailable, "this daemon keeps no snapshots (--ephemeral): only the model at the last seq is served")
@@ -74,6 +81,13 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
             reply(problem.reply(at: query.at, line: line))
             return
         }
+        let plugin = updatePluginSpec?()
+        if updatePluginSpec != nil && plugin == nil {
+            pendingReplays -= 1
+            let problem = HistoryProblem.unavailable(.unavailable, "the update plugin is not configured")
+            reply(problem.reply(at: query.at, line: line))
+            return
+        }
         guard let replay else {
             pendingReplays -= 1
             reply(HistoryProblem.compacted(firstSeq: nil).reply(at: query.at, line: line))
@@ -83,7 +97,7 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
         let answered = UncheckedSendable(value: (history: self, reply: reply))
         let waker = self.waker
         thread.submit {
-            let line = Self.model(at: query, line: line, replay: replay, running: running, log: log)
+            let line = Self.model(at: query, line: line, replay: replay, plugin: plugin, running: running, log: log)
             waker.post {
                 answered.value.history.pendingReplays -= 1
                 answered.value.reply(line)
@@ -104,7 +118,10 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
             return
         }
         let counts = after == nil
-        if let problem = refusal ?? (counts ? admitReplay() : nil) {
+        let pluginRefusal = updatePluginSpec.map { _ in
+            HistoryProblem.unavailable(.unavailable, HistoryProblem.updatePluginReason)
+        }
+        if let problem = refusal ?? pluginRefusal ?? (counts ? admitReplay() : nil) {
             done(Self.chunk(next: from, problem))
             return
         }
@@ -154,11 +171,11 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
 
     /// The reply to `model {"at":N}`: the replay from the newest base at or before N.
     private static func model(
-        at query: HistoryQuery, line: Int, replay: HistoryReplay<Model, Event, Effect>,
+        at query: HistoryQuery, line: Int, replay: HistoryReplay<Model, Event, Effect>, plugin: PluginSpec?,
         running: ReplayActivity, log: DaemonLog
     ) -> [UInt8] {
         let model: Model
-        switch replayed(to: query.at, request: "model", replay: replay, running: running, log: log) {
+        switch replayed(to: query.at, request: "model", replay: replay, plugin: plugin, running: running, log: log) {
         case .success(let replayed): model = replayed
         case .failure(let problem): return problem.reply(at: query.at, line: line)
         }
@@ -212,9 +229,10 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
         return result
     }
 
-    /// The model right after `target`, replayed from the newest base at or before it; reported while it runs.
+    /// The model right after `target`, replayed from the newest base at or before it (through a process of the
+    /// update plugin `plugin` of its own, when given); reported while it runs.
     private static func replayed(
-        to target: UInt64, request: String, replay: HistoryReplay<Model, Event, Effect>,
+        to target: UInt64, request: String, replay: HistoryReplay<Model, Event, Effect>, plugin: PluginSpec? = nil,
         running: ReplayActivity, log: DaemonLog
     ) -> Result<Model, HistoryProblem> {
         let base: (seq: UInt64, model: Model)
@@ -237,10 +255,24 @@ final class ModelHistory<Model, Event, Effect>: PastModelReader {
         }
         var rejections = HistoryReplay<Model, Event, Effect>.Rejections()
         var invalid: UInt64?
-        let chunk = replay.replay(
-            &model, from: base.seq + 1, through: target, maxBytes: .max, cursor: nil, progress: progress,
-            rejections: &rejections, invalid: &invalid
-        ) { _, _, _ in }
+        let chunk: JournalReader.Chunk
+        if let plugin {
+            let replayed = replay.replay(
+                &model, from: base.seq + 1, through: target, plugin: plugin,
+                label: "update plugin \(plugin.name) (a replay for \(request) at seq \(target))", log: log,
+                progress: progress, rejections: &rejections, invalid: &invalid)
+            switch replayed {
+            case .success(let read): chunk = read
+            case .failure(let problem):
+                ticker.stop()
+                return .failure(problem)
+            }
+        } else {
+            chunk = replay.replay(
+                &model, from: base.seq + 1, through: target, maxBytes: .max, cursor: nil, progress: progress,
+                rejections: &rejections, invalid: &invalid
+            ) { _, _, _ in }
+        }
         ticker.stop()
         noteRejections(rejections, what: "\(request) at seq \(target)", log: log)
         let elapsed = SystemProcess.monotonicNanoseconds() - started

@@ -1,3 +1,4 @@
+import MobiusSystem
 import Synchronization
 
 /// How far a long replay has got (recovery at start-up, `model {"at":N}`): the thread replaying counts the events it
@@ -20,24 +21,5 @@ final class ReplayProgress: Sendable {
     var done: Int { replayed.load(ordering: .relaxed) }
 
     /// `42% (420,000 of 1,000,000 events)`.
-    var summary: String { Self.summary(done: done, total: total) }
-
-    /// `42% (420,000 of 1,000,000 events)`; a count past the total (a journal that grew after it was counted) shows
-    /// as its own total.
-    static func summary(done: Int, total: Int) -> String {
-        let of = max(done, total)
-        let percent = of == 0 ? 100 : done * 100 / of
-        return "\(percent)% (\(grouped(done)) of \(grouped(of)) events)"
-    }
-
-    /// `1000000` as `1,000,000`.
-    static func grouped(_ value: Int) -> String {
-        let digits = Array(String(value.magnitude))
-        var text = value < 0 ? "-" : ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
-            text.append(digit)
-        }
-        return text
-    }
+    var summary: String { ProgressLine.summary(done: done, total: total) }
 }

@@ -22,10 +22,7 @@ enum LogLine {
         output.append(contentsOf: #"{"seq":"#.utf8)
         output.append(contentsOf: String(record.seq).utf8)
         output.append(contentsOf: #","time":""#.utf8)
-        let seconds = record.time >= 0 ? record.time / 1_000_000_000 : (record.time + 1) / 1_000_000_000 - 1
-        let nanoseconds = record.time - seconds * 1_000_000_000
-        output.append(
-            contentsOf: RFC3339.format(seconds: Int(seconds), nanoseconds: Int(nanoseconds), fractionDigits: 6).utf8)
+        output.append(contentsOf: RFC3339.format(nanosecondsSince1970: record.time, fractionDigits: 6).utf8)
         output.append(contentsOf: #"","event":"#.utf8)
         output.append(contentsOf: record.event)
     }

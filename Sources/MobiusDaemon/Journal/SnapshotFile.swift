@@ -81,6 +81,35 @@ struct SnapshotFile {
         return SnapshotFile(epoch: epoch, seq: UInt64(seq), time: time, model: model)
     }
 
+    /// Reads the snapshot of `seq` in `directory` and checks it: whole, the seq its name says, and of `epoch` (for
+    /// past models and `replay`, which start from a snapshot the recovery of the moment did not check).
+    ///
+    /// - Throws: `Problem` naming the file: it cannot be read, is damaged, or holds another seq or epoch.
+    static func read(seq: UInt64, in directory: String, epoch: String) throws(Problem) -> SnapshotFile {
+        let path = directory + "/" + name(seq: seq)
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(path)
+        } catch {
+            throw Problem(description: "cannot read the snapshot \(path): \(error)")
+        }
+        let snapshot: SnapshotFile
+        do {
+            snapshot = try decode(bytes)
+        } catch {
+            throw Problem(description: "the snapshot \(path) is damaged: \(error)")
+        }
+        guard snapshot.seq == seq else {
+            throw Problem(description: "the snapshot \(path) holds seq \(snapshot.seq), not the \(seq) of its name")
+        }
+        guard snapshot.epoch == epoch else {
+            throw Problem(
+                description: "the snapshot \(path) belongs to epoch \(snapshot.epoch), not to the state directory's "
+                    + "\(epoch)")
+        }
+        return snapshot
+    }
+
     /// Writes the snapshot durably into `directory`: temporary file, fsync, rename, directory fsync. Returns the
     /// file's path.
     func write(into directory: String) throws(SystemError) -> String {

@@ -100,7 +100,7 @@ struct StateDirectory {
         if let bytes = try? FileSystem.read(file) {
             let text = String(decoding: bytes, as: UTF8.self)
             let epoch = text.hasSuffix("\n") ? String(text.dropLast()) : text
-            guard epoch.utf8.count == 16, epoch.utf8.allSatisfy({ isHexDigit($0) }) else {
+            guard isEpoch(epoch) else {
                 throw DaemonStartError(
                     description: "the epoch file \(file) is damaged (expected 16 hex digits); restore it from a backup "
                         + "of the state directory")
@@ -131,8 +131,9 @@ struct StateDirectory {
         return (epoch, true)
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (48...57).contains(byte) || (97...102).contains(byte)
+    /// Whether `text` is an epoch: 16 lowercase hex digits.
+    static func isEpoch(_ text: String) -> Bool {
+        text.utf8.count == 16 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// A new history's name: 16 random hex digits.

@@ -1,5 +1,12 @@
 /// Formats UTC timestamps as RFC 3339 (`2026-11-29T16:31:53.123Z`) without Foundation.
 enum RFC3339 {
+    /// A time in nanoseconds since 1970 (a journal record's), negative ones included.
+    static func format(nanosecondsSince1970 time: Int64, fractionDigits: Int) -> String {
+        let seconds = time >= 0 ? time / 1_000_000_000 : (time + 1) / 1_000_000_000 - 1
+        let nanoseconds = time - seconds * 1_000_000_000
+        return format(seconds: Int(seconds), nanoseconds: Int(nanoseconds), fractionDigits: fractionDigits)
+    }
+
     static func format(seconds: Int, nanoseconds: Int, fractionDigits: Int) -> String {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400

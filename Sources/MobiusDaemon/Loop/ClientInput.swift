@@ -2,7 +2,7 @@ import MobiusJSON
 
 /// What the control server hands the loop for one request line (or a closed connection): the loop's inputs
 /// before the app's codec has decoded the event, so the server needs no knowledge of the app's types.
-enum ClientInput {
+enum ClientInput: Sendable {
     /// An event line, parsed; the loop decodes it with the app's codec (`InvalidEvent` if that fails). `text` is
     /// the line's JSON when it is compact (`JSONWire.compactText`), for the journal: a slice of a batch's array, of
     /// a small connection input buffer, or a copy (`ControlServer.processLines`). The JSON is `nil` only when there

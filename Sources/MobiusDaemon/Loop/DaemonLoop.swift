@@ -300,6 +300,19 @@ final class DaemonLoop<Model, Event, Effect> {
                 }))
     }
 
+    /// Connects a producer of client inputs on another thread (D-Bus `Send`): its items take the way a control-socket
+    /// connection's lines do (`enqueue(client:)`: decoded by the app's codec, answered through their tickets).
+    func attach(clientInbox inbox: EventInbox<ClientInput>) {
+        inboxes.append(
+            AttachedInbox(
+                kind: inbox.kind, depth: { inbox.depth }, dropped: { inbox.droppedCount },
+                drain: { [unowned self] limit in
+                    let items = inbox.take(upTo: limit)
+                    for item in items { enqueue(client: item) }
+                    return items.count
+                }))
+    }
+
     /// An attached inbox has new items (posted to the reactor by the inbox's wake).
     func inboxHasItems() {
         inboxesWithItems = true
@@ -326,10 +339,15 @@ final class DaemonLoop<Model, Event, Effect> {
     // MARK: - Start
 
     /// Connects the loop to `outlets` and runs the app's initiate on the model, dispatching its effects; passes run
-    /// from then on. With an update plugin, the journal's replay and initiate answer later; `done` is called once
-    /// they have, with why the loop cannot start (the replay failed for good), or `nil`.
-    func start(_ outlets: LoopOutlets<Model, Event, Effect>, then done: @escaping (String?) -> Void = { _ in }) {
+    /// from then on. With an update plugin, the journal's replay and initiate answer later; `whenStarted` is called once
+    /// they have, with why the loop cannot start (the replay failed for good), or `nil`; the observer gets the
+    /// state it started at first.
+    func start(_ outlets: LoopOutlets<Model, Event, Effect>, then whenStarted: @escaping (String?) -> Void = { _ in }) {
         self.outlets = outlets
+        let done = { [self] (problem: String?) in
+            if problem == nil { outlets.observer?.committed(seq: state.seq, model: currentModelJSON()) }
+            whenStarted(problem)
+        }
         if let externalUpdate = outlets.externalUpdate {
             replayThroughExternalUpdate(externalUpdate) { [self] problem in
                 guard let problem else {
@@ -591,6 +609,10 @@ final class DaemonLoop<Model, Event, Effect> {
         var work = work
         swap(&state, &work.state)
         guard let outlets else { preconditionFailure("a pass finished before the loop started") }
+        // Before the replies: a D-Bus caller answered next reads the state its event led to.
+        if let observer = outlets.observer, state.seq != work.state.seq {
+            observer.committed(seq: state.seq, model: work.modelChanged ? currentModelJSON() : nil)
+        }
         if !work.streamChanges.isEmpty { apply(work.streamChanges, sink: outlets.sink) }
         for rejection in work.unansweredRejections {
             stats.sourceEventsRejected.add(1, ordering: .relaxed)

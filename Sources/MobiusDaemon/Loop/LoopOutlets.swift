@@ -12,14 +12,18 @@ final class LoopOutlets<Model, Event, Effect> {
     let externalUpdate: ExternalUpdate<Model, Event, Effect>?
     /// The `status` members of the parts around the loop (connections, plugins, the journal, memory, …).
     let statusMembers: () -> [(String, JSONValue)]
+    /// Follows the committed seq and model (the model on D-Bus); `nil` when nothing does.
+    let observer: (any CommittedStateObserver)?
 
     init(
         sink: any LoopOutputSink, dispatcher: EffectDispatcher<Model, Event, Effect>?,
-        externalUpdate: ExternalUpdate<Model, Event, Effect>?, statusMembers: @escaping () -> [(String, JSONValue)]
+        externalUpdate: ExternalUpdate<Model, Event, Effect>?, statusMembers: @escaping () -> [(String, JSONValue)],
+        observer: (any CommittedStateObserver)?
     ) {
         self.sink = sink
         self.dispatcher = dispatcher
         self.externalUpdate = externalUpdate
         self.statusMembers = statusMembers
+        self.observer = observer
     }
 }

@@ -12,6 +12,7 @@ enum RestartOnlySettings {
         compare("app", old.app.name, new.app.name)
         compare("model", old.config.model, new.config.model)
         compare("update", old.config.update, new.config.update)
+        compare("expose", old.config.expose, new.config.expose)
         compare("socket.path", old.socketPath, new.socketPath)
         compare("socket.mode", old.config.socketMode, new.config.socketMode)
         compare("socket.group", old.socketGroup, new.socketGroup)

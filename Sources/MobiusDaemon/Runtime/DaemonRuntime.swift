@@ -12,7 +12,7 @@ final class DaemonRuntime<Model, Event, Effect> {
     let stats: DaemonStats
     let worker: BlockingWorker
     /// Parts that must finish before `READY=1` take a hold here while the runtime is built (see `ReadinessGate`).
-    let readiness = ReadinessGate()
+    let readiness: ReadinessGate
     /// READY, STATUS, STOPPING, RELOADING and the watchdog (docs/systemd.md).
     let systemd: SystemdService
     /// Parts that follow a SIGHUP reload register here (see `ReloadRegistry`).
@@ -40,6 +40,8 @@ final class DaemonRuntime<Model, Event, Effect> {
     private let effectInbox: EventInbox<Event>
     /// D-Bus sources and the buses of `mobiusd.dbus.*` effects, each on a thread of its own.
     let dbus: DBusSources
+    /// The model as a D-Bus service (config `expose`), on a thread of its own; `nil` when not configured.
+    let exposure: DBusExposure?
 
     /// Stack of the parse thread: JSON nests at most 512 levels, which the parser's recursion needs a few hundred
     /// KiB for.
@@ -64,23 +66,36 @@ final class DaemonRuntime<Model, Event, Effect> {
             releaseElsewhere: { inputs in parser.submit { _ = inputs } })
         self.setup = setup
         self.journal = journal
-        history = ModelHistory(app: app, journal: journal, log: log, waker: reactor.waker)
         self.reactor = reactor
         self.loop = loop
         self.log = log
         self.stats = stats
         self.worker = worker
+        let readiness = ReadinessGate()
+        self.readiness = readiness
+        let exposure = try setup.config.expose.map { config throws(SystemError) in
+            try DBusExposure(
+                config: config, loop: loop, epoch: journal.epoch, maxEventBytes: setup.settings.maxLineBytes,
+                maxReplyBytes: setup.settings.maxOutputBytes, log: log, waker: reactor.waker, readiness: readiness)
+        }
+        self.exposure = exposure
         // The server carries the commands it is sent to this runtime's `perform` (see `ControlCommandRelay`).
         let commands = ControlCommandRelay()
         let server = try ControlServer(
             loop: loop.port, reactor: reactor, listener: listener, settings: setup.settings, log: log,
-            parser: parser, logSource: journal, commands: commands)
+            parser: parser, logSource: journal, commands: commands, foreignReplies: exposure)
         self.server = server
         self.signals = signals
         let plugins = PluginHost(
             specs: setup.plugins, updatePlugin: app.updatePlugin, backpressure: backpressure, loop: loop.pluginPort,
             reactor: reactor, log: log)
         self.plugins = plugins
+        // A replay of an update plugin's app starts a process of its own from the plugin's spec as it is then.
+        let updatePluginSpec = app.updatePlugin.map { name in
+            { [unowned plugins] () -> PluginSpec? in plugins.runner(named: name)?.spec }
+        }
+        history = ModelHistory(
+            app: app, updatePluginSpec: updatePluginSpec, journal: journal, log: log, waker: reactor.waker)
         externalUpdate = app.updatePlugin.flatMap { name in plugins.runner(named: name) }.flatMap { runner in
             PluginUpdateDriver(runner: runner, log: log).externalUpdate as? ExternalUpdate<Model, Event, Effect>
         }
@@ -173,7 +188,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             }
             let outlets = LoopOutlets(
                 sink: server, dispatcher: dispatcher, externalUpdate: externalUpdate,
-                statusMembers: { [unowned self] in statusMembers() })
+                statusMembers: { [unowned self] in statusMembers() }, observer: exposure)
             loop.start(outlets) { [unowned self] problem in
                 if let problem {
                     // Serving the snapshot's model under the journal's seq would be a lie: exit non-zero instead,
@@ -202,10 +217,12 @@ final class DaemonRuntime<Model, Event, Effect> {
         _ = try reactor.register(signals.fd, for: .readable, handler: signalHandler)
         startPluginsThenLoop()
         dbus.start()
+        exposure?.start()
         systemd.start(readiness: readiness)
         readiness.open()
         try reactor.run()
         dbus.stop()
+        exposure?.stop()
         systemd.finish()
         server.closeAll()
         dispatcher.dispose()
@@ -244,6 +261,7 @@ final class DaemonRuntime<Model, Event, Effect> {
             history.stop()
             log.notice("\(signal == .terminate ? "SIGTERM" : "SIGINT"): shutting down")
             server.beginShutdown()
+            exposure?.beginShutdown()
             let flushSeconds = server.settings.shutdownFlushSeconds
             stopDeadline = SystemProcess.monotonicNanoseconds() + UInt64(flushSeconds * 1e9)
             // Wakes the reactor at the deadline even if no client does.
@@ -258,14 +276,16 @@ final class DaemonRuntime<Model, Event, Effect> {
     /// `status` members the loop does not own.
     private func statusMembers() -> [(String, JSONValue)] {
         refreshResidentSize()
-        return [
+        var members: [(String, JSONValue)] = [
             ("connections", .number(JSONNumber(server.connectionCount))),
             ("plugins", plugins.statusJSON),
             ("dbus", dbus.status),
-            ("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))),
-            ("state", journal.statusValue()),
-            ("history", history.statusValue()),
         ]
+        if let exposure { members.append(("expose", exposure.status)) }
+        members.append(("rssBytes", .number(JSONNumber(stats.residentBytes.load(ordering: .relaxed)))))
+        members.append(("state", journal.statusValue()))
+        members.append(("history", history.statusValue()))
+        return members
     }
 
     /// Asks the worker to sample RSS from /proc if the last sample is over a second old; `status` reports the

@@ -41,30 +41,31 @@ public enum MobiusDaemon {
 
     /// The `mobiusd` executable: runs the built-in app the config names (the counter without a config).
     public static func mainWithBuiltinApps(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
-        SystemProcess.exit(
-            run(arguments: arguments, identity: .mobiusd) { config throws(ConfigError) in
-                switch config.update {
-                case nil where config.file == nil, .builtin(BuiltinApps.defaultName)?:
-                    return BuiltinApps.all[BuiltinApps.defaultName]!()
-                case .builtin(let name)?:
-                    guard let make = BuiltinApps.all[name] else {
-                        let known = BuiltinApps.all.keys.sorted().joined(separator: ", ")
-                        let hint = ConfigSuggestion.hint(for: name, among: BuiltinApps.all.keys)
-                        throw ConfigError(
-                            key: "update.builtin", "no built-in app \"\(name)\"\(hint) (built in: \(known))")
-                    }
-                    return make()
-                case .plugin(let name)?:
-                    guard config.plugins.contains(where: { $0.name == name }) else {
-                        let hint = ConfigSuggestion.hint(for: name, among: config.plugins.map(\.name))
-                        throw ConfigError(key: "update.plugin", "no plugin \"\(name)\" in \"plugins\"\(hint)")
-                    }
-                    return PluginApp.make(plugin: name, name: config.app, model: config.model)
-                case nil:
-                    throw ConfigError(
-                        key: "update", "is required: " + UpdateChoices.listed(plugins: config.plugins.map(\.name)))
-                }
-            })
+        SystemProcess.exit(run(arguments: arguments, identity: .mobiusd, app: builtinApp(for:)))
+    }
+
+    /// The app a config names for `mobiusd`: its built-in or plugin update, or the counter without a config file.
+    static func builtinApp(for config: DaemonConfig) throws(ConfigError) -> DaemonApp<JSONValue, JSONValue, JSONValue> {
+        switch config.update {
+        case nil where config.file == nil, .builtin(BuiltinApps.defaultName)?:
+            return BuiltinApps.all[BuiltinApps.defaultName]!()
+        case .builtin(let name)?:
+            guard let make = BuiltinApps.all[name] else {
+                let known = BuiltinApps.all.keys.sorted().joined(separator: ", ")
+                let hint = ConfigSuggestion.hint(for: name, among: BuiltinApps.all.keys)
+                throw ConfigError(key: "update.builtin", "no built-in app \"\(name)\"\(hint) (built in: \(known))")
+            }
+            return make()
+        case .plugin(let name)?:
+            guard config.plugins.contains(where: { $0.name == name }) else {
+                let hint = ConfigSuggestion.hint(for: name, among: config.plugins.map(\.name))
+                throw ConfigError(key: "update.plugin", "no plugin \"\(name)\" in \"plugins\"\(hint)")
+            }
+            return PluginApp.make(plugin: name, name: config.app, model: config.model)
+        case nil:
+            throw ConfigError(
+                key: "update", "is required: " + UpdateChoices.listed(plugins: config.plugins.map(\.name)))
+        }
     }
 
     /// Parses the command line and config, picks the app, and serves. Returns the exit status.
@@ -75,6 +76,21 @@ public enum MobiusDaemon {
         app chooseApp: (DaemonConfig) throws(ConfigError) -> DaemonApp<Model, Event, Effect>
     ) -> Int32 {
         let program = identity.name
+        if arguments.first == "replay" {
+            // A config that names an update (a plugin, a built-in) runs it; one that names none runs the program's
+            // own app, as the daemon would.
+            return ReplayCommand.run(Array(arguments.dropFirst()), identity: identity) {
+                config, log throws(ReplayFailure) in
+                guard config.update == nil else {
+                    return try ReplayCommand.side(config, identity: identity, log: log) { () throws(ConfigError) in
+                        try builtinApp(for: config)
+                    }
+                }
+                return try ReplayCommand.side(config, identity: identity, log: log) { () throws(ConfigError) in
+                    try chooseApp(config)
+                }
+            }
+        }
         let options: DaemonOptions
         do {
             options = try DaemonOptions(arguments: arguments)

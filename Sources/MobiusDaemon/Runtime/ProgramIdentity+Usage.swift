@@ -8,6 +8,7 @@ extension ProgramIdentity {
         let socket = DaemonSetup<Never, Never, Never>.defaultSocketPath(app: appName)
         return """
             Usage: \(name) [--config FILE] [options]
+                   \(name) replay --state-dir DIR [--config FILE] [--current FILE] [replay options]
 
             \(summary)
 
@@ -20,6 +21,10 @@ extension ProgramIdentity {
               --check            validate the configuration (and that plugin executables exist), then exit 0 or 1
               --version          print the version and exit
               --help             print this help and exit
+
+            Commands:
+              replay             run a changed update over the journal of DIR beside the daemon's and report where
+                                 they part (\(name) replay --help)
 
             Talk to it:  echo '\(example)' | socat - UNIX-CONNECT:SOCKET
                          \(watch)

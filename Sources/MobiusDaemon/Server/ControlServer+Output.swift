@@ -11,6 +11,7 @@ extension ControlServer: LoopOutputSink {
                     if writeNow, let recent { writeEarly(recent) }
                     guard let connection = connections[id] else {
                         recent = nil
+                        if ForeignConnectionID.number(of: id) != nil { foreignReplies?.deliver(reply, to: id) }
                         continue
                     }
                     recent = connection

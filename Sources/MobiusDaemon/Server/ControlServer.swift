@@ -41,14 +41,17 @@ final class ControlServer {
     let logStreams: LogStreams
     /// Set while accept is paused for lack of descriptors.
     var acceptPause: AcceptPause?
+    /// Takes the replies to requests from outside the socket (D-Bus `Send`); `nil` when there are none.
+    let foreignReplies: (any ForeignReplyRecipient)?
 
     init(
         loop: LoopPort, reactor: Reactor, listener: FileDescriptor, settings: ServerSettings,
-        log: DaemonLog, parser: BlockingWorker, logSource: any LogSource,
-        commands: any ControlCommandHandler
+        log: DaemonLog, parser: BlockingWorker, logSource: any LogSource, commands: any ControlCommandHandler,
+        foreignReplies: (any ForeignReplyRecipient)?
     ) throws(SystemError) {
         self.logSource = logSource
         self.logStreams = logSource.logStreams
+        self.foreignReplies = foreignReplies
         self.loop = loop
         self.reactor = reactor
         self.settings = settings

@@ -55,14 +55,20 @@ enum RequestInterpreter {
                 .permissionDenied, "uid \(state.peerUID) may not send events (access.write)", number: number,
                 state: state, eventLike: true)
         }
+        return parsedEvent(text, ticket: ticket(number, state), eventsAsText: state.eventsAsText)
+    }
+
+    /// The input for an event's text from a writer: the event, or `InvalidJSON` (a D-Bus `Send` takes this way too).
+    /// - Parameter eventsAsText: the loop reads compact events as text alone (`RequestState.eventsAsText`).
+    static func parsedEvent(_ text: ArraySlice<UInt8>, ticket: ReplyTicket, eventsAsText: Bool) -> ClientInput {
         do {
             let json = try JSONWire.parse(text)
             let compact = JSONWire.compactText(text)
             // `Optional.none`, not `nil`: JSONValue takes the nil literal, which would keep a JSON null.
-            let kept: JSONValue? = state.eventsAsText && compact != nil ? Optional.none : json
-            return .event(kept, text: compact, ticket(number, state))
+            let kept: JSONValue? = eventsAsText && compact != nil ? Optional.none : json
+            return .event(kept, text: compact, ticket)
         } catch {
-            return failure(.invalidJSON, "invalid JSON: \(error)", number: number, state: state, eventLike: true)
+            return .rejected(.invalidJSON, "invalid JSON: \(error)", ticket)
         }
     }
 

@@ -16,6 +16,17 @@ Usage: dbus-peer.py COMMAND ADDRESS [ARG]
                  Fail returns an error, Hang never answers, Properties.GetAll returns a{sv}; prints "ready"
   listen [IFACE] print each signal of IFACE (default org.mobiusd.Test) as a JSON line; prints "ready" once the
                  match is in
+  own NAME       own NAME (queueing behind an owner) and wait; prints "ready" once asked
+  send-many NAME PATH N EVENT
+                 call org.mobiusd.App1.Send on NAME PATH N times without waiting between calls, EVENT with "{i}"
+                 replaced by the call's index; prints "ready" once they are queued, then one JSON line
+                 {"acks":[seq…],"errors":{"name":count}} when every call is answered
+  send-big NAME PATH BYTES
+                 call org.mobiusd.App1.Send on NAME PATH once with a JSON string of BYTES bytes; prints "t SEQ" or
+                 the D-Bus error's name
+  call-no-read NAME PATH N POINTER
+                 call org.mobiusd.App1.Get(POINTER) on NAME PATH N times and never read a reply; prints "ready" once
+                 they are written, then waits to be killed
 Needs python3-dbus and python3-gi (Debian), run with /usr/bin/python3.
 """
 import json
@@ -166,12 +177,72 @@ def listen(bus, interface):
     GLib.MainLoop().run()
 
 
+def own(bus, name):
+    from gi.repository import GLib
+
+    bus.request_name(name)
+    print("ready", flush=True)
+    GLib.MainLoop().run()
+
+
+def send_many(bus, name, path, count, event):
+    from gi.repository import GLib
+
+    loop = GLib.MainLoop()
+    acks = []
+    errors = {}
+    left = [count]
+
+    def answered():
+        left[0] -= 1
+        if left[0] == 0:
+            loop.quit()
+
+    def ack(seq):
+        acks.append(int(seq))
+        answered()
+
+    def failed(error):
+        errors[error.get_dbus_name()] = errors.get(error.get_dbus_name(), 0) + 1
+        answered()
+
+    target = bus.get_object(name, path, introspect=False)
+    for index in range(count):
+        target.Send(event.replace("{i}", str(index)), dbus_interface="org.mobiusd.App1", reply_handler=ack,
+                    error_handler=failed, timeout=300)
+    print("ready", flush=True)
+    loop.run()
+    print(json.dumps({"acks": acks, "errors": errors}), flush=True)
+
+
+def send_big(bus, name, path, size):
+    target = bus.get_object(name, path, introspect=False)
+    try:
+        seq = target.Send('"' + "x" * (size - 2) + '"', dbus_interface="org.mobiusd.App1", timeout=120)
+        print("t %d" % int(seq), flush=True)
+    except dbus.exceptions.DBusException as error:
+        print(error.get_dbus_name(), flush=True)
+
+
+def call_no_read(bus, name, path, count, pointer):
+    import time
+
+    for _ in range(count):
+        message = dbus.lowlevel.MethodCallMessage(name, path, "org.mobiusd.App1", "Get")
+        message.append(pointer, signature="s")
+        bus.send_message(message)
+    bus.flush()
+    print("ready", flush=True)
+    # Never dispatches: libdbus reads nothing more, so the replies pile up in the socket and then in the bus.
+    time.sleep(3600)
+
+
 def main():
     command, address = sys.argv[1], sys.argv[2]
     argument = sys.argv[3] if len(sys.argv) > 3 else None
     if command == "invalid-utf8":
         return invalid_utf8(address)
-    bus = connect(address, mainloop=command in ("serve", "listen"))
+    bus = connect(address, mainloop=command in ("serve", "listen", "own", "send-many"))
     if command == "all-types":
         all_types(bus)
     elif command == "emit":
@@ -203,6 +274,14 @@ def main():
         serve(bus)
     elif command == "listen":
         listen(bus, argument or IFACE)
+    elif command == "own":
+        own(bus, argument)
+    elif command == "send-many":
+        send_many(bus, argument, sys.argv[4], int(sys.argv[5]), sys.argv[6])
+    elif command == "send-big":
+        send_big(bus, argument, sys.argv[4], int(sys.argv[5]))
+    elif command == "call-no-read":
+        call_no_read(bus, argument, sys.argv[4], int(sys.argv[5]), sys.argv[6])
     else:
         sys.exit("unknown command " + command)
     bus.flush()

@@ -37,6 +37,9 @@ struct CompletionTests {
         "help",
     ]
     static let globalOptions: Set = ["--socket", "--app", "--json", "--human", "--help", "--version"]
+    static let replayOptions: Set = [
+        "--state-dir", "--config", "--current", "--since", "--until", "--all", "--log-level", "--help",
+    ]
 
     @Test(
         arguments: [
@@ -68,6 +71,11 @@ struct CompletionTests {
             (["mobiusd", "--log-level", "w"], ["warning"]),
             (["mobiusd", "--log-level", "=", ""], ["error", "warning", "notice", "info", "debug"]),
             (["mobiusd", "--ephemeral", "--s"], ["--socket", "--state-dir"]),
+            (["mobiusd", "r"], ["replay"]),
+            (["mobiusd", "replay", "--"], replayOptions),
+            (["mobiusd", "replay", "--state-dir", "/x", "--c"], ["--config", "--current"]),
+            (["mobiusd", "replay", "--since", ""], []),
+            (["mobiusd", "replay", "--log-level", "d"], ["debug"]),
         ] as [([String], Set<String>)])
     func bashOffers(words: [String], expected: Set<String>) throws {
         #expect(try Self.complete(words) == expected, "\(words)")
@@ -84,6 +92,8 @@ struct CompletionTests {
         #expect(try Self.complete(["mobiusctl", "--socket", "=", "app.s"], in: scratch.path) == ["app.sock"])
         #expect(try Self.complete(["mobiusd", "--config", "app"], in: scratch.path) == all)
         #expect(try Self.complete(["mobiusd", "--state-dir", "app"], in: scratch.path) == ["app-state"])
+        #expect(try Self.complete(["mobiusd", "replay", "--current", "app"], in: scratch.path) == all)
+        #expect(try Self.complete(["mobiusd", "replay", "--state-dir", "app"], in: scratch.path) == ["app-state"])
     }
 
     /// The words of `text` that start with `--`, from lines that start with spaces and a dash (help's option rows).
@@ -123,6 +133,14 @@ struct CompletionTests {
         let daemonHelp = try DaemonToolRun.mobiusd(["--help"])
         #expect(
             try Self.complete(["mobiusd", "--"]) == Self.longOptions(in: daemonHelp.stdout), "\(daemonHelp.stdout)")
+        let replayHelp = try DaemonToolRun.mobiusd(["replay", "--help"])
+        #expect(Self.longOptions(in: replayHelp.stdout) == Self.replayOptions, "\(replayHelp.stdout)")
+        #expect(try Self.complete(["mobiusd", "replay", "--"]) == Self.replayOptions)
+        // The daemon's help lists its commands: `replay` is the one.
+        let commands = daemonHelp.stdout.components(separatedBy: "Commands:\n").last?.split(separator: "\n")
+            .filter { $0.hasPrefix("  ") && $0.dropFirst(2).first != " " }.compactMap { $0.split(separator: " ").first }
+        #expect(commands.map { $0.map(String.init) } == ["replay"], "\(daemonHelp.stdout)")
+        #expect(try Self.complete(["mobiusd", ""]) == ["replay"])
     }
 
     /// Drives an interactive zsh on a pseudo-terminal (zsh/zpty): loads completions/ through compinit, waits for
@@ -164,6 +182,9 @@ struct CompletionTests {
             ("mobiusctl plugin ", ["restart"]),
             ("mobiusd --c", ["--config", "--check"]),
             ("mobiusd --log-level ", ["error", "warning", "notice", "info", "debug"]),
+            ("mobiusd re", ["replay"]),
+            ("mobiusd replay --", replayOptions),
+            ("mobiusd replay --a", ["--all"]),
         ] as [(String, Set<String>)])
     func zshOffers(line: String, expected: Set<String>) throws {
         let zsh = try #require(DaemonSpawn.which("zsh"))

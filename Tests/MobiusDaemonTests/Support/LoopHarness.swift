@@ -49,6 +49,8 @@ enum Handout: Equatable {
     case effect(JSONValue)
     /// The commit hook was asked to commit these seqs.
     case commit([UInt64])
+    /// The observer (the model on D-Bus) was told of a committed seq, with the model when it changed.
+    case committed(UInt64, model: JSONValue?)
 
     enum Delivery: Equatable {
         case reply(ConnectionID, Answer)
@@ -108,6 +110,7 @@ final class Timeline {
             case .trace: "trace"
             case .effect: "effect"
             case .commit: "commit"
+            case .committed: "committed"
             }
         }
     }
@@ -118,8 +121,8 @@ final class Timeline {
     }
 }
 
-/// A `LoopOutputSink` that records into a timeline.
-final class RecordingSink: LoopOutputSink {
+/// A `LoopOutputSink` (and, when the harness asks, the committed-state observer) that records into a timeline.
+final class RecordingSink: LoopOutputSink, CommittedStateObserver {
     let timeline: Timeline
 
     init(_ timeline: Timeline) {
@@ -149,6 +152,10 @@ final class RecordingSink: LoopOutputSink {
     }
 
     func startLog(_ connection: ConnectionID, _ start: LogStreamStart) {}
+
+    func committed(seq: UInt64, model: JSONValue?) {
+        timeline.handouts.append(.committed(seq, model: model))
+    }
 
     /// Records and parses one output line, which must be one JSON value ending in a newline. Parsed with room to
     /// spare in nesting, so that tests of the nesting limit can check the wire form themselves (`timeline.lines`).
@@ -253,10 +260,11 @@ final class LoopHarness<Model, Event, Effect> {
     ///   - journal: a real commit hook (a `DaemonJournal`), when there is no script.
     ///   - effects: runs effects the way the daemon does (Swift routes first, then built-ins on this reactor);
     ///     `nil` discards them.
+    ///   - observes: the sink is also the loop's committed-state observer (`.committed` handouts).
     init(
         _ app: DaemonApp<Model, Event, Effect>, timeline: Timeline = Timeline(), capacity: Int = 1024,
         log: DaemonLog = DaemonLog(threshold: .error), commits: CommitScript? = nil,
-        journal: (any PassCommitHook)? = nil, effects reactor: Reactor? = nil
+        journal: (any PassCommitHook)? = nil, effects reactor: Reactor? = nil, observes: Bool = false
     ) {
         self.timeline = timeline
         let sink = RecordingSink(timeline)
@@ -283,7 +291,10 @@ final class LoopHarness<Model, Event, Effect> {
             }
         }
         // No pass runs before the loop has started (the app's initiate has run).
-        loop.start(LoopOutlets(sink: sink, dispatcher: dispatcher, externalUpdate: nil, statusMembers: { [] }))
+        loop.start(
+            LoopOutlets(
+                sink: sink, dispatcher: dispatcher, externalUpdate: nil, statusMembers: { [] },
+                observer: observes ? sink : nil))
     }
 
     /// A harness whose loop runs effects the way the daemon does.

@@ -42,7 +42,7 @@ final class ServerHarness {
         server = try ControlServer(
             loop: port, reactor: reactor, listener: listener.first, settings: settings,
             log: DaemonLog(threshold: .error), parser: BlockingWorker(name: "test-parse", stackSize: 4 << 20),
-            logSource: journal, commands: NoControlCommands())
+            logSource: journal, commands: NoControlCommands(), foreignReplies: nil)
         reactor.atEndOfEachRound { [unowned self] in
             if answering { runPass() }
             server.continueHandOvers()
