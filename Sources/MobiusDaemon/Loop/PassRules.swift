@@ -74,8 +74,8 @@ final class PassRules<Model, Event, Effect> {
     ///   - records: an empty buffer for the pass's journal records, or `nil` when nothing is journaled.
     func compute(
         _ inputs: [PassInput<Event>], state: consuming LoopState<Model>, audience: borrowing Audience,
-        from start: PassStart, outputs: consuming [PassOutput], records: consuming [UInt8]?, mode: PassWork<Model, Effect>.Mode,
-        prepared: PreparedOutcomes<Model, Effect>? = nil
+        from start: PassStart, outputs: consuming [PassOutput], records: consuming [UInt8]?,
+        mode: PassWork<Model, Effect>.Mode, prepared: PreparedOutcomes<Model, Effect>? = nil
     ) -> PassWork<Model, Effect> {
         // `consume`: the buffers move into the pass, so that filling them does not copy them first.
         var work = PassWork<Model, Effect>(state: consume state, audience: audience)
