@@ -124,7 +124,12 @@ bench: deps
 	SWIFT=$(SWIFT) Benchmarks/run-plugin-daemon.sh $(BENCH_RUNS)
 	SWIFT=$(SWIFT) Benchmarks/run-plugin.sh $(BENCH_RUNS)
 	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd
+	$(SWIFT) build $(RELEASE_FLAGS) --product mobiusd-bench-plugin
 	Benchmarks/run-history.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobiusd" --runs $(BENCH_RUNS)
+	Benchmarks/run-history.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobiusd" --runs $(BENCH_RUNS) \
+	  --update-plugin swift
+	Benchmarks/run-history.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/mobiusd" --runs $(BENCH_RUNS) \
+	  --update-plugin python
 	SWIFT=$(SWIFT) Benchmarks/run-replay.sh $(BENCH_RUNS)
 
 # The daemon with its embedded default app (the counter); it prints its socket and a socat line.
