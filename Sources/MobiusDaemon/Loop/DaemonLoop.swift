@@ -674,15 +674,19 @@ final class DaemonLoop<Model, Event, Effect> {
     ) -> PassWork<Model, Effect> {
         var start = PassStart(recovery: started ? nil : recoveryTrouble ?? "replaying the journal")
         let reads = PassRules<Model, Event, Effect>.reads(of: inputs)
-        if reads.log {
-            start.firstLoggedSeq = commitHook?.firstLoggedSeq
-            start.modelLogBase =
-                eventsAsText
-                ? .unavailable(HistoryProblem.updatePluginReason)
-                : commitHook?.firstModelBase.map { .after($0) } ?? .head
+        if reads.log || reads.status {
+            var outside = OutsideReads()
+            if reads.log {
+                outside.firstLoggedSeq = commitHook?.firstLoggedSeq
+                outside.modelLogBase =
+                    eventsAsText
+                    ? .unavailable(HistoryProblem.updatePluginReason)
+                    : commitHook?.firstModelBase.map { .after($0) } ?? .head
+            }
+            if reads.status { outside.surroundings = statusSurroundings() }
+            start.outside = outside
         }
         start.recordModels = commitHook?.wantsEventModels ?? false
-        if reads.status { start.surroundings = statusSurroundings() }
         var work = rules.compute(
             inputs, state: state, audience: audience, from: start, outputs: spare.takeOutputs(),
             records: commitHook == nil ? nil : spare.takeRecords(), mode: mode, prepared: prepared)

@@ -3,16 +3,22 @@ import MobiusJSON
 
 /// What a pass reads besides its inputs, the committed state and who streams what.
 struct PassStart {
-    /// The lowest seq `log` can send, or `nil` when there is no log (`log` is then `Unavailable`).
-    var firstLoggedSeq: UInt64?
-    /// What `status` reports from outside the loop; taken only for a pass that has a `status` request.
-    var surroundings: StatusSurroundings?
     /// Why the loop has not started (the journal's replay waits), or `nil` once it has.
     var recovery: String?
-    /// Where `log {"models":true}` streams may start; taken only for a pass that has a `log` request.
-    var modelLogBase = ModelLogBase.head
     /// A `log {"models":true}` stream takes the model after each event applied (`PassWork.recordModels`).
     var recordModels = false
+    /// What the pass's `status` and `log` requests read from outside the loop; `nil` for a pass with neither.
+    var outside: OutsideReads?
+}
+
+/// What `status` and `log` requests read from outside the loop, taken just before a pass that has them.
+struct OutsideReads {
+    /// The lowest seq `log` can send, or `nil` when there is no log (`log` is then `Unavailable`).
+    var firstLoggedSeq: UInt64?
+    /// Where `log {"models":true}` streams may start.
+    var modelLogBase = ModelLogBase.head
+    /// What `status` reports from outside the loop; taken only for a pass that has a `status` request.
+    var surroundings: StatusSurroundings?
 }
 
 /// Where `log {"models":true}` streams may start, as the loop sees it when a pass has a `log` request.
@@ -85,7 +91,7 @@ final class PassRules<Model, Event, Effect> {
         if let records = consume records {
             work.journal = PassCommit(expectedEvents: inputs.count, buffer: records)
         }
-        if start.surroundings != nil {
+        if start.outside?.surroundings != nil {
             var counts: [EventSourceKind: Int] = [:]
             for input in inputs { counts[input.sourceKind, default: 0] += 1 }
             work.notYetReached = counts
@@ -295,14 +301,14 @@ final class PassRules<Model, Event, Effect> {
     private func logReply(
         _ request: LogRequest, ticket: ReplyTicket, from start: PassStart, work: inout PassWork<Model, Effect>
     ) -> LoopReply {
-        guard let firstKept = start.firstLoggedSeq else {
+        guard let firstKept = start.outside?.firstLoggedSeq else {
             return .line(JSONLine.error(.unavailable, "this daemon keeps no event log", line: ticket.line))
         }
         let head = work.state.seq
         let wanted = request.since == .max ? request.since : request.since + 1
         var from = max(wanted, firstKept)
         if request.models {
-            switch start.modelLogBase {
+            switch start.outside?.modelLogBase ?? .head {
             case .unavailable(let reason):
                 return .line(JSONLine.error(.unavailable, "log with models: \(reason)", line: ticket.line))
             case .head:
@@ -346,7 +352,7 @@ final class PassRules<Model, Event, Effect> {
     }
 
     private func statusLine(_ work: PassWork<Model, Effect>, from start: PassStart) -> [UInt8] {
-        guard let around = start.surroundings else {
+        guard let around = start.outside?.surroundings else {
             preconditionFailure("a pass with a status request was computed without its surroundings")
         }
         let depths = around.waiting.merging(work.notYetReached ?? [:], uniquingKeysWith: +)
