@@ -6,8 +6,9 @@
 A_BIN and B_BIN are release bin directories (`swift build -c release --static-swift-stdlib --show-bin-path`) that hold
 mobiusd, mobius-bench, mobius-json-bench, mobiusd-fixture-dbus-recorder, mobiusd-bench-relay, mobiusd-bench-plugin,
 mobiusd-plugin-bench and mobiusd-fixture-plugin. The clients that only measure (mobiusd-bench, mobiusd-systemd-bench)
-come from B_BIN for both sides, so both daemons face the same client. Each run measures A then B, so a change in the
-machine's load falls on both sides; the table has the medians of each side and B/A. A row is a rate (higher is
+come from B_BIN for both sides, so both daemons face the same client. Each run measures both, A first in odd runs
+and B first in even ones, so a change in the machine's load falls on both sides and neither side is always second
+(an even --runs puts each first equally often); the table has the medians of each side and B/A. A row is a rate (higher is
 better) or a cost (lower is better), as its unit says. The fsync hand-off harness measures no code of ours and is
 left out.
 """
@@ -153,7 +154,10 @@ def main():
     samples = {"A": {}, "B": {}}
     for index in range(options.runs):
         for suite in suites:
-            for side, bin_dir in (("A", options.a), ("B", options.b)):
+            # The order alternates (A then B, then B then A): an A/A run showed the second daemon of a pair slower on
+            # some rows whichever build it is (Benchmarks/DaemonBench/README.md, "an A/A beside it").
+            sides = (("A", options.a), ("B", options.b))
+            for side, bin_dir in sides if index % 2 == 0 else reversed(sides):
                 started = time.time()
                 rows = SUITES[suite](bin_dir, options.b)
                 for name, value in rows.items():
