@@ -361,4 +361,38 @@ struct HistoryModelTests {
         #expect(try client.request("model").model?["total"] == 10)
         try daemon.terminate()
     }
+
+    /// Clients that pile up `model {"at":N}` on an update plugin's app without reading: at most
+    /// `maxPendingReplays` replays (each a plugin process of its own, one at a time) run or wait, the rest are
+    /// answered `Overloaded`, and the live plugin keeps applying events meanwhile.
+    @Test func pastModelRequestsPiledUpOnAnUpdatePluginAreBounded() throws {
+        let scratch = DaemonScratch()
+        let configPath = scratch.write("mobiusd.json", PluginFixtures.config(plugins: [:], batch: true))
+        let arguments = [
+            "--config", configPath, "--socket", scratch.file("x.sock"), "--state-dir", scratch.file("state"),
+        ]
+        let daemon = try DaemonProcess(scratch: scratch, arguments: arguments, socketPath: scratch.file("x.sock"))
+        let client = try daemon.connect()
+        for n in 1...3 { #expect(try client.request(#"{"type":"add","n":\#(n)}"#).seq == Int64(n)) }
+        let askers = try (0..<8).map { _ in try daemon.connect() }
+        for asker in askers { try asker.send(lines: Array(repeating: #"model {"at":1}"#, count: 5)) }
+        #expect(try client.request(#"{"type":"add","n":4}"#, timeout: .seconds(30)).seq == 4, "the live plugin goes on")
+        var served = 0
+        var overloaded = 0
+        for asker in askers {
+            for _ in 0..<5 {
+                let reply = try asker.readReply(timeout: .seconds(60))
+                if reply.model?["total"] == 1 {
+                    served += 1
+                } else {
+                    #expect(reply.errorCode == "Overloaded", "\(reply)")
+                    overloaded += 1
+                }
+            }
+        }
+        #expect(
+            served + overloaded == 40 && served >= 4 && overloaded >= 1, "served \(served), overloaded \(overloaded)")
+        #expect(try client.request("model").model?["total"] == 10)
+        try daemon.terminate()
+    }
 }
